@@ -150,7 +150,7 @@ def test_a_tile_string_naming_no_tile_of_the_set_is_unknown_tile(tile):
         ({"rules": RULES, "events": [{"player": 0, "action": "play", "train": 0}]}, "needs both 'tile' and 'train'"),
         ({"rules": RULES, "events": [{"player": 0, "action": "play", "tile": 61, "train": 0}]}, "events[0].tile"),
         ({"rules": RULES, "events": [{"player": 0, "action": "pass", "tile": "6-1"}]}, "pass takes no tile"),
-        ({"rules": RULES, "events": [{"player": 0, "action": "play", "tyle": "6-1", "train": 0}]}, "did you mean 'tile'"),
+        ({"rules": RULES, "events": [{"player": 0, "action": "pass", "playr": 0}]}, "did you mean 'player'"),
     ],
 )  # fmt: skip
 def test_a_log_that_cannot_be_read_names_the_field(document, field):

@@ -72,7 +72,7 @@ def test_defaults():
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"players": 4, "doubel_follow_up": "cover"}, "unknown rule: 'doubel_follow_up' (did you mean 'double_follow_up'?)"),
+        ({"players": 4, "doubel_follow_up": "cover"}, "'doubel_follow_up' (did you mean 'double_follow_up'?)"),
         ({"players": 4, "colour": "red"}, "unknown rule: 'colour'"),
         ({"set": 12}, "must give 'players'"),
         ({"players": 1}, "invalid players: 1"),
