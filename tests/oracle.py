@@ -164,9 +164,7 @@ class OracleReferee:
         self.open = [entry for entry in self.open if entry[1] != key]
         if t[0] == t[1]:
             self.open.append((t[0], key, self.serial))
-        self.open = [
-            entry for entry in self.open if not all((max(entry[0], x), min(entry[0], x)) in self.table for x in range(self.n + 1))
-        ]
+        self.open = [entry for entry in self.open if not self.no_cover_left(entry[0])]
         self.played += 1
         self.block = 0
         if self.known and not self.hands[self.turn]:
@@ -175,6 +173,9 @@ class OracleReferee:
         still_open = any(entry[0] == t[0] and entry[1] == key for entry in self.open) and t[0] == t[1]
         if not self.chain_turn() and not still_open:
             self.next_turn()
+
+    def no_cover_left(self, number: int) -> bool:
+        return all((max(number, x), min(number, x)) in self.table for x in range(self.n + 1))
 
     def do_draw(self, ev: dict[str, Any]) -> None:
         self.drew = True
