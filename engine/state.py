@@ -43,7 +43,7 @@ class Train:
     def extended(self, tile: Tile) -> Train:
         """This train with ``tile`` laid on its open end (RULES.md 2)."""
         outer = tile.other_end(self.open_end)
-        return replace(self, tiles=self.tiles + ((self.open_end, outer),), open_end=outer)
+        return Train(self.owner, self.tiles + ((self.open_end, outer),), outer, self.marker)
 
     @property
     def last_tile(self) -> Tile | None:
@@ -207,10 +207,20 @@ class RoundState:
             if tile.has(train.open_end) and self.is_eligible(index):
                 yield index
 
+    @cached_property
+    def playable_ends(self) -> frozenset[int]:
+        """The numbers a tile needs to be playable now: the binding double's, else the open ends
+        of the eligible trains (the same rule as ``play_targets``, computed once for a whole hand)."""
+        binding = self.binding_double()
+        if binding is not None:
+            return frozenset((binding.number,))
+        return frozenset(train.open_end for index, train in enumerate(self.trains) if self.is_eligible(index))
+
     def has_legal_play(self) -> bool:
         """Whether the current seat holds a tile it may play (hands known only)."""
         assert self.hands is not None
-        return any(True for tile in self.hands[self.turn] for _ in self.play_targets(tile))
+        ends = self.playable_ends
+        return any(tile[0] in ends or tile[1] in ends for tile in self.hands[self.turn])
 
     def holder(self, tile: Tile) -> int | None:
         if self.hands is not None:

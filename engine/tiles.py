@@ -11,8 +11,7 @@ Tile(12, 5)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from engine.errors import ParseError
 
@@ -22,54 +21,71 @@ SET_SIZES = (6, 9, 12, 15, 18)
 _TILE_TEXT = re.compile(r"\s*(\d{1,3})\s*-\s*(\d{1,3})\s*")
 
 
-@dataclass(frozen=True, order=True)
-class Tile:
+class Tile(tuple[int, int]):
     """One domino, unordered: ``Tile(12, 5)`` and ``Tile(5, 12)`` are the same tile.
 
-    Stored high end first so that equal tiles compare and hash equal.
+    Stored high end first, as an immutable pair: tiles are hashed and compared on
+    every move, and a tuple does both in C.
     """
 
-    high: int
-    low: int
+    __slots__ = ()
 
-    def __init__(self, a: int, b: int) -> None:
-        if not (isinstance(a, int) and isinstance(b, int)) or a < 0 or b < 0:
+    def __new__(cls, a: int, b: int) -> Tile:
+        if type(a) is not int or type(b) is not int or a < 0 or b < 0:
             raise ParseError(f"invalid tile: ({a!r}, {b!r}) (expected two whole numbers >= 0)")
-        object.__setattr__(self, "high", max(a, b))
-        object.__setattr__(self, "low", min(a, b))
+        return tuple.__new__(cls, (a, b) if a >= b else (b, a))
+
+    @property
+    def high(self) -> int:
+        return self[0]
+
+    @property
+    def low(self) -> int:
+        return self[1]
+
+    def __getnewargs__(self) -> tuple[int, int]:
+        return (self[0], self[1])
 
     @classmethod
     def parse(cls, text: str) -> Tile:
         """Read ``"a-b"``; raises ParseError quoting the text if it names no tile."""
-        match = _TILE_TEXT.fullmatch(text) if isinstance(text, str) else None
-        if match is None:
+        if not isinstance(text, str):
             raise ParseError(f"invalid tile: {text!r} (expected a-b, e.g. '12-5')")
-        return cls(int(match[1]), int(match[2]))
+        return _parse_tile(text)
 
     @property
     def is_double(self) -> bool:
-        return self.high == self.low
+        return self[0] == self[1]
 
     @property
     def pips(self) -> int:
-        return self.high + self.low
+        return self[0] + self[1]
 
     def has(self, number: int) -> bool:
-        return number in (self.high, self.low)
+        return number == self[0] or number == self[1]
 
     def other_end(self, number: int) -> int:
         """The end left open when this tile is laid with ``number`` inward."""
-        if number == self.high:
-            return self.low
-        if number == self.low:
-            return self.high
+        if number == self[0]:
+            return self[1]
+        if number == self[1]:
+            return self[0]
         raise ValueError(f"tile {self} has no end {number}")
 
     def __str__(self) -> str:
-        return f"{self.high}-{self.low}"
+        return f"{self[0]}-{self[1]}"
 
     def __repr__(self) -> str:
-        return f"Tile({self.high}, {self.low})"
+        return f"Tile({self[0]}, {self[1]})"
+
+
+@lru_cache(maxsize=4096)
+def _parse_tile(text: str) -> Tile:
+    """Tile.parse's work, cached: logs and notation name the same few hundred tiles again and again."""
+    match = _TILE_TEXT.fullmatch(text)
+    if match is None:
+        raise ParseError(f"invalid tile: {text!r} (expected a-b, e.g. '12-5')")
+    return Tile(int(match[1]), int(match[2]))
 
 
 @cache
