@@ -152,6 +152,8 @@ def _read_json(path: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"{path} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise UsageError(f"{path} is nested too deeply to read") from None
 
 
 if __name__ == "__main__":
