@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import PRESETS, ParseError, Rules, RulesError, Tile, domino_set, from_notation, to_notation
@@ -142,3 +144,11 @@ def test_bad_notation_is_refused_naming_the_field(text, message):
     with pytest.raises(ParseError) as error:
         from_notation(text)
     assert message in str(error.value)
+
+
+def test_the_readme_notation_example_is_a_real_position():
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    line = next(line.strip() for line in readme.splitlines() if line.strip().startswith("players=2,set=6"))
+    state = from_notation(line)
+    assert str(state) == line
+    assert state.binding_double() is not None and state.turn == 0
