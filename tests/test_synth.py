@@ -1,0 +1,82 @@
+"""The scene renderer: ground truth that matches the picture, determinism, and speed of use."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth.pips import MAX_PIPS, layout
+from vision.synth.scene import make_scene, render
+
+HALF_PX = 160
+
+
+def pips_seen(image: np.ndarray, corners: np.ndarray) -> tuple[int, int]:
+    """Count pips in each labelled half of a clean render: blobs that differ from the body colour."""
+    target = np.array([[0, HALF_PX], [0, 0], [2 * HALF_PX, 0], [2 * HALF_PX, HALF_PX]], np.float32)
+    face = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, target), (2 * HALF_PX, HALF_PX))
+    counts = []
+    for half in (face[:, :HALF_PX], face[:, HALF_PX:]):
+        inner = half[12:-12, 12:-12].astype(np.int16)
+        body = np.median(inner.reshape(-1, 3), axis=0)
+        ink = (np.abs(inner - body).sum(axis=2) > 70).astype(np.uint8)
+        ink = cv2.erode(ink, np.ones((3, 3), np.uint8))  # part pips that nearly touch on crowded halves
+        count, _, stats, _ = cv2.connectedComponentsWithStats(ink)
+        counts.append(sum(1 for label in range(1, count) if stats[label, cv2.CC_STAT_AREA] >= 12))
+    return counts[0], counts[1]
+
+
+@pytest.mark.parametrize("count", range(MAX_PIPS + 1))
+def test_pip_layouts_have_the_right_number_of_distinct_symmetric_pips(count):
+    pips = layout(count)
+    assert len(set(pips)) == count
+    turned = sorted((round(1 - u, 6), round(1 - v, 6)) for u, v in pips)
+    assert turned == sorted((round(u, 6), round(v, 6)) for u, v in pips)  # a half-turn leaves the layout alone
+
+
+@pytest.mark.parametrize("kind", ["hand", "table"])
+def test_label_pips_and_orientation_match_the_rendered_tiles(kind):
+    """Every large, uncut face-up tile shows, half by half, the pips its label says, in that order."""
+    checked = 0
+    for seed in range(6):
+        image, label = render(make_scene(kind, seed), (1600, 1200), clean=True)
+        for tile in label["tiles"]:
+            corners = np.array(tile["corners"], np.float32)
+            rows = max(3, -(-max(tile["pips"]) // 3))  # 3x3 up to 9 pips, then 4, 5 or 6 rows
+            if tile["pose"] != "face_up" or tile["cut"] or np.linalg.norm(corners[1] - corners[0]) < 15 * rows:
+                continue  # too few pixels to resolve every pip
+            assert pips_seen(image, corners) == tuple(tile["pips"]), f"{kind} seed {seed}: {tile['pips']}"
+            checked += 1
+    assert checked >= 20
+
+
+def test_the_same_seed_renders_the_same_image_and_label():
+    first_image, first_label = render(make_scene("table", 3))
+    second_image, second_label = render(make_scene("table", 3))
+    assert np.array_equal(first_image, second_image)
+    assert json.dumps(first_label) == json.dumps(second_label)
+    other_image, _ = render(make_scene("table", 4))
+    assert not np.array_equal(first_image, other_image)
+
+
+def test_table_labels_hold_hub_engine_trains_and_flags():
+    for seed in range(5):
+        scene = make_scene("table", seed)
+        _, label = render(scene)
+        assert label["hub"]["radius"] > 0 and label["engine"] == scene.engine
+        engine_tile = label["tiles"][label["engine"]]["pips"]
+        assert engine_tile[0] == engine_tile[1]
+        for train in label["trains"]:
+            open_end = engine_tile[0]
+            for index in train["tiles"]:
+                inner, outer = label["tiles"][index]["pips"]
+                faulty = {"kind": "illegal_join", "tiles": [index]} in label["flags"] or any(
+                    flag["kind"] == "illegal_join" and flag["tiles"][-1] == index for flag in label["flags"]
+                )
+                assert inner == open_end or faulty, "a join that does not match must be flagged"
+                open_end = outer
+        counted = [tile for tile in label["tiles"] if tile["pose"] == "face_up"]
+        assert label["total_pips"] == sum(sum(tile["pips"]) for tile in counted)

@@ -1,0 +1,49 @@
+"""Drawing labels and predictions on images (always on a copy), and contact sheets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+GREEN, MAGENTA, RED, WHITE, BLACK = (60, 200, 60), (200, 60, 220), (40, 40, 230), (255, 255, 255), (0, 0, 0)
+
+
+def draw_tile(
+    image_bgr: np.ndarray, corners: np.ndarray, text: str, colour: tuple[int, int, int], thickness: int
+) -> None:
+    """A tile's outline, a dot on its corners[0] (the pips[0] end), and its reading."""
+    points = np.round(corners).astype(np.int32)
+    cv2.polylines(image_bgr, [points], True, colour, thickness, cv2.LINE_AA)
+    cv2.circle(image_bgr, tuple(int(v) for v in points[:2].mean(axis=0)), thickness * 2, colour, -1)
+    if text:
+        label_text(image_bgr, text, corners.mean(axis=0), colour, thickness)
+
+
+def label_text(image_bgr: np.ndarray, text: str, at: np.ndarray, colour: tuple[int, int, int], thickness: int) -> None:
+    scale = thickness * 0.4
+    (width, height), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    x, y = int(at[0] - width / 2), int(at[1] + height / 2)
+    cv2.putText(image_bgr, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, BLACK, thickness + 2, cv2.LINE_AA)
+    cv2.putText(image_bgr, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
+
+
+def thickness_for(image_bgr: np.ndarray) -> int:
+    return max(1, round(max(image_bgr.shape[:2]) / 500))
+
+
+def contact_sheet(
+    images: Sequence[np.ndarray], captions: Sequence[str], cell_px: int = 400, columns: int = 4
+) -> np.ndarray:
+    """Images shrunk into a grid of ``cell_px`` squares, each with a caption."""
+    rows = max(1, -(-len(images) // columns))
+    sheet = np.full((rows * (cell_px + 24), columns * cell_px, 3), 32, np.uint8)
+    for index, (image, caption) in enumerate(zip(images, captions, strict=True)):
+        row, column = divmod(index, columns)
+        scale = cell_px / max(image.shape[:2])
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        top, left = row * (cell_px + 24), column * cell_px
+        sheet[top : top + small.shape[0], left : left + small.shape[1]] = small
+        cv2.putText(sheet, caption[:60], (left + 4, top + cell_px + 17), cv2.FONT_HERSHEY_SIMPLEX, 0.45, WHITE, 1)
+    return sheet

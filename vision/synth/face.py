@@ -1,0 +1,114 @@
+"""Tile faces drawn flat, as textures to be laid onto the scene.
+
+A face texture is ``(height, width)`` with the long side horizontal: half
+``pips[0]`` on the left, so the left short edge is corners[0]->corners[1] in
+``FACE_CORNERS`` order.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cv2
+import numpy as np
+
+from vision.synth.pips import layout, pip_radius
+from vision.synth.styles import Colour, TileStyle
+
+SHIFT = 4  # sub-pixel drawing: cv2 coordinates in 1/16 px
+
+
+def face_corners(width: int, height: int) -> np.ndarray:
+    """Texture corners in label order: left short edge first, then round the face."""
+    return np.array([[0, 0], [0, height], [width, height], [width, 0]], dtype=np.float32)
+
+
+def pip_centres(pips: tuple[int, int], width: int, height: int) -> list[tuple[float, float, int]]:
+    """(x, y, half) of every pip on a face texture; half 1 is half 0's layout turned round."""
+    centres = []
+    for half, count in enumerate(pips):
+        for u, v in layout(count):
+            x, y = v * width / 2, u * height
+            centres.append((x, y, 0) if half == 0 else (width - x, height - y, 1))
+    return centres
+
+
+def render_face(
+    pips: tuple[int, int], style: TileStyle, width: int, rng: random.Random, glare: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """The face of tile ``pips`` at ``width`` px long: (BGR, alpha)."""
+    height = width // 2
+    face = _body(style.body, width, height, rng)
+    divider_px = max(1, round(width * 0.012))
+    cv2.line(
+        face,
+        (width // 2, round(height * 0.12)),
+        (width // 2, round(height * 0.88)),
+        style.divider,
+        divider_px,
+        cv2.LINE_AA,
+    )
+    for half, count in enumerate(pips):
+        radius = pip_radius(count) * height
+        for x, y, side in pip_centres(pips, width, height):
+            if side == half:
+                _pip(face, x, y, radius, style.pip_colour(count), style.body)
+    if style.spinner:
+        _pip(face, width / 2, height / 2, height * 0.07, (60, 150, 190), (90, 190, 220), metal=True)
+    if glare > 0:
+        _glare(face, rng, glare)
+    return face, _rounded_mask(width, height, radius=round(height * 0.1))
+
+
+def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
+    """The back of a tile (plain, the body or back colour)."""
+    height = width // 2
+    return _body(style.back, width, height, rng), _rounded_mask(width, height, radius=round(height * 0.1))
+
+
+def _body(colour: Colour, width: int, height: int, rng: random.Random) -> np.ndarray:
+    """A body colour with a faint gradient and grain, as moulded plastic or bone."""
+    grain = np.random.default_rng(rng.randrange(2**32)).normal(0, 2.5, (height, width, 1))
+    ramp = np.linspace(-6, 6, width)[None, :, None] * rng.choice((-1, 1))
+    face = np.asarray(colour, np.float32)[None, None, :] + grain + ramp
+    return np.clip(face, 0, 255).astype(np.uint8)
+
+
+def _pip(
+    face: np.ndarray, x: float, y: float, radius: float, colour: Colour, body: Colour, metal: bool = False
+) -> None:
+    """A drilled pip: a darker rim, the filled colour, a small highlight."""
+    centre = (round(x * (1 << SHIFT)), round(y * (1 << SHIFT)))
+    rim = tuple(int(c * 0.55) for c in colour) if sum(colour) > 120 else tuple(min(255, c + 40) for c in colour)
+    cv2.circle(face, centre, round(radius * (1 << SHIFT)), rim, -1, cv2.LINE_AA, SHIFT)
+    cv2.circle(face, centre, round(radius * 0.8 * (1 << SHIFT)), colour, -1, cv2.LINE_AA, SHIFT)
+    if metal or radius > 2.5:
+        spot = (round((x - radius * 0.3) * (1 << SHIFT)), round((y - radius * 0.3) * (1 << SHIFT)))
+        highlight = tuple(min(255, int(c * 0.6 + 110)) for c in colour)
+        cv2.circle(face, spot, max(1, round(radius * 0.22 * (1 << SHIFT))), highlight, -1, cv2.LINE_AA, SHIFT)
+
+
+def _glare(face: np.ndarray, rng: random.Random, strength: float) -> None:
+    """A specular highlight: a soft bright ellipse that can wash out pips."""
+    height, width = face.shape[:2]
+    spot = np.zeros((height, width), np.float32)
+    centre = (rng.randrange(width), rng.randrange(height))
+    axes = (rng.randint(width // 10, width // 3), rng.randint(height // 8, height // 2))
+    cv2.ellipse(spot, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1, cv2.LINE_AA)
+    spot = cv2.GaussianBlur(spot, (0, 0), max(axes) / 3)
+    lifted = face.astype(np.float32) + strength * 255 * spot[:, :, None]
+    face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
+
+
+def _rounded_mask(width: int, height: int, radius: int) -> np.ndarray:
+    mask = np.zeros((height, width), np.uint8)
+    cv2.rectangle(mask, (radius, 0), (width - 1 - radius, height - 1), 255, -1)
+    cv2.rectangle(mask, (0, radius), (width - 1, height - 1 - radius), 255, -1)
+    for cx, cy in (
+        (radius, radius),
+        (width - 1 - radius, radius),
+        (radius, height - 1 - radius),
+        (width - 1 - radius, height - 1 - radius),
+    ):
+        cv2.circle(mask, (cx, cy), radius, 255, -1, cv2.LINE_AA)
+    return mask

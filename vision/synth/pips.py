@@ -1,0 +1,78 @@
+"""Where the pips sit on a tile's half, for 0 to 18 pips, as real sets lay them out.
+
+Up to 9 the classic 3x3 grid; 10 to 12 (double-12 sets) three columns of four;
+13 to 15 (double-15) three columns of five; 16 to 18 (double-18) three columns of
+six. Coordinates are ``(u, v)`` in ``[0, 1]`` across and along the half, with v
+running from the tile's end toward the divider.
+
+>>> len(layout(12)), len(layout(18))
+(12, 18)
+>>> layout(1)
+((0.5, 0.5),)
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+MAX_PIPS = 18
+_LEFT, _MID, _RIGHT = 0.22, 0.5, 0.78
+
+
+def _column(u: float, rows: int, at: tuple[float, ...] | None = None) -> list[tuple[float, float]]:
+    """Pips of one column on a grid of ``rows`` rows: every row, or at the (fractional) rows ``at``."""
+    step = 0.56 / (rows - 1)
+    positions = range(rows) if at is None else at
+    return [(u, 0.22 + step * row) for row in positions]
+
+
+# 0-9: the 3x3 grid, by position names.
+_GRID = {
+    "tl": (_LEFT, 0.22), "tm": (_MID, 0.22), "tr": (_RIGHT, 0.22),
+    "ml": (_LEFT, 0.5), "mm": (_MID, 0.5), "mr": (_RIGHT, 0.5),
+    "bl": (_LEFT, 0.78), "bm": (_MID, 0.78), "br": (_RIGHT, 0.78),
+}  # fmt: skip
+_SMALL = {
+    0: (),
+    1: ("mm",),
+    2: ("tl", "br"),
+    3: ("tl", "mm", "br"),
+    4: ("tl", "tr", "bl", "br"),
+    5: ("tl", "tr", "mm", "bl", "br"),
+    6: ("tl", "tr", "ml", "mr", "bl", "br"),
+    7: ("tl", "tr", "ml", "mm", "mr", "bl", "br"),
+    8: ("tl", "tm", "tr", "ml", "mr", "bl", "bm", "br"),
+    9: ("tl", "tm", "tr", "ml", "mm", "mr", "bl", "bm", "br"),
+}
+# Above 9: (rows, where the middle column's pips sit in rows, None for every row); the side
+# columns are full. Odd middles sit in the gaps between rows, so every layout stays symmetric.
+_LARGE: dict[int, tuple[int, tuple[float, ...] | None]] = {
+    10: (4, (1, 2)),
+    11: (4, (0.5, 1.5, 2.5)),
+    12: (4, None),
+    13: (5, (1, 2, 3)),
+    14: (5, (0.5, 1.5, 2.5, 3.5)),
+    15: (5, None),
+    16: (6, (1, 2, 3, 4)),
+    17: (6, (0.5, 1.5, 2.5, 3.5, 4.5)),
+    18: (6, None),
+}
+
+
+@cache
+def layout(count: int) -> tuple[tuple[float, float], ...]:
+    """The ``(u, v)`` centres of ``count`` pips on one half."""
+    if not 0 <= count <= MAX_PIPS:
+        raise ValueError(f"invalid pip count: {count} (expected 0 to {MAX_PIPS})")
+    if count in _SMALL:
+        return tuple(_GRID[name] for name in _SMALL[count])
+    rows, middle = _LARGE[count]
+    return tuple(_column(_LEFT, rows) + _column(_MID, rows, middle) + _column(_RIGHT, rows))
+
+
+def pip_radius(count: int) -> float:
+    """Pip radius as a share of the half's width: smaller when the half is crowded."""
+    if count <= 9:
+        return 0.085
+    rows = _LARGE[count][0]
+    return {4: 0.068, 5: 0.052, 6: 0.043}[rows]

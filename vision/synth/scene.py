@@ -1,0 +1,507 @@
+"""Synthetic table scenes with exact ground truth: hands of tiles, and tables in play.
+
+``make_scene(kind, seed)`` lays out a scene in table millimetres (deterministic from
+the seed); ``render(scene)`` photographs it and returns the image with its label.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.tiles import SET_SIZES, domino_set
+from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
+from vision.synth.camera import CameraChoice, random_camera
+from vision.synth.effects import apply_look, random_look
+from vision.synth.face import render_back, render_face
+from vision.synth.render import Box, Prism, cast_shadows, random_light
+from vision.synth.styles import TileStyle, random_tile_style
+from vision.synth.table import TABLE_KINDS, render_table
+
+UP = np.array([0.0, 0.0, 1.0])
+MARKER_COLOURS = (
+    (40, 40, 200),
+    (200, 90, 30),
+    (40, 160, 40),
+    (30, 200, 230),
+    (160, 60, 160),
+    (230, 230, 230),
+    (20, 20, 20),
+    (40, 120, 240),
+)
+
+
+@dataclass
+class PlacedTile:
+    pips: tuple[int, int]
+    """pips[0] is the half at the tile's start end (where its long axis begins)."""
+    centre_mm: tuple[float, float]
+    angle: float
+    """Direction of the long axis, from the pips[0] end to the pips[1] end (radians)."""
+    pose: str = FACE_UP
+    z_mm: float = 0.0
+    glare: float = 0.0
+
+
+@dataclass
+class Train:
+    owner: int | str
+    slot: int
+    tiles: list[int]
+    """Indices into the scene's tiles, from the hub outward."""
+    marker: bool = False
+
+
+@dataclass
+class Scene:
+    kind: str
+    seed: int
+    highest: int
+    style: TileStyle
+    table: str
+    tiles: list[PlacedTile] = field(default_factory=list)
+    hub: dict[str, Any] | None = None
+    engine: int | None = None
+    """Index of the engine double among the tiles."""
+    trains: list[Train] = field(default_factory=list)
+    markers: list[tuple[tuple[float, float], float, tuple[int, int, int]]] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+
+    def extent_mm(self) -> tuple[np.ndarray, float]:
+        """The centre and radius of a circle holding every tile."""
+        points = np.array([tile.centre_mm for tile in self.tiles] or [(0.0, 0.0)])
+        centre = (points.max(axis=0) + points.min(axis=0)) / 2
+        radius = float(np.linalg.norm(points - centre, axis=1).max()) + self.style.size_mm[0]
+        if self.hub is not None:
+            radius = max(radius, self.hub["radius_mm"] * 1.5)
+        return np.append(centre, 0.0), radius
+
+
+# --- layouts ---------------------------------------------------------------------------
+
+
+def make_scene(kind: str, seed: int) -> Scene:
+    """A random scene of ``kind`` ('hand' or 'table'), the same for the same seed."""
+    rng = random.Random(seed)
+    highest = rng.choice(SET_SIZES)
+    scene = Scene(kind, seed, highest, random_tile_style(rng, highest), rng.choice(TABLE_KINDS))
+    if kind == "hand":
+        _lay_hand(scene, rng)
+    elif kind == "table":
+        _lay_table(scene, rng)
+    else:
+        raise ValueError(f"invalid scene kind: {kind!r} (expected hand or table)")
+    _add_glare(scene, rng)
+    return scene
+
+
+def _lay_hand(scene: Scene, rng: random.Random) -> None:
+    """1-20 tiles scattered, touching, or in rows, with face-down and standing tiles as distractors."""
+    pool = _shuffled_set(scene.highest, rng)
+    count = rng.randint(1, 20)
+    length, width, _ = scene.style.size_mm
+    mode = rng.choice(["scattered", "touching", "rows"])
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
+    if mode == "rows":
+        per_row = rng.randint(3, 10)
+        gap = rng.uniform(0, 4)
+        base_angle = rng.uniform(0, 2 * math.pi)
+        along, across = (
+            np.array([math.cos(base_angle), math.sin(base_angle)]),
+            np.array([-math.sin(base_angle), math.cos(base_angle)]),
+        )
+        for index in range(count):
+            row, column = divmod(index, per_row)
+            centre = across * column * (width + gap) + along * row * (length + rng.uniform(5, 25))
+            angle = base_angle + (math.pi if rng.random() < 0.3 else 0) + rng.uniform(-0.03, 0.03)
+            _place(scene, footprints, pool.pop(), tuple(centre), angle, (length, width))
+    else:
+        spread = length * (0.8 + 0.5 * math.sqrt(count)) * (0.7 if mode == "touching" else 1.1)
+        for _ in range(count):
+            for _attempt in range(60):
+                if mode == "touching" and footprints:
+                    (cx, cy), angle, _ = rng.choice(footprints)
+                    side = rng.choice([(0, 1), (0, -1), (1, 0), (-1, 0)])
+                    offset = np.array([math.cos(angle), math.sin(angle)]) * side[0] * (length + 0.5)
+                    offset += np.array([-math.sin(angle), math.cos(angle)]) * side[1] * (width + 0.5)
+                    centre = (cx + offset[0], cy + offset[1])
+                    angle = angle + rng.choice([0, math.pi]) + rng.uniform(-0.05, 0.05)
+                else:
+                    centre = (rng.uniform(-spread, spread), rng.uniform(-spread, spread))
+                    angle = rng.uniform(0, 2 * math.pi)
+                if _place(scene, footprints, pool[-1], centre, angle, (length, width)):
+                    pool.pop()
+                    break
+    _add_distractors(scene, footprints, pool, rng)
+
+
+def _lay_table(scene: Scene, rng: random.Random) -> None:
+    """The hub with the engine, trains from its slots (one the Mexican train), markers, loose tiles."""
+    length, width, thickness = scene.style.size_mm
+    players = rng.randint(2, 8)
+    slots = max(players + 1, rng.choice([8, 9, 10]) if players < 8 else players + 1)
+    engine_number = scene.highest - rng.randint(0, min(scene.highest, 4))
+    hub_radius = length * rng.uniform(1.1, 1.5)
+    hub_height = thickness * rng.uniform(0.6, 1.2)
+    hub_colour = rng.choice([(150, 150, 150), (60, 150, 200), (40, 40, 160), (30, 30, 30), (200, 200, 200)])
+    scene.hub = {
+        "centre_mm": (0.0, 0.0),
+        "radius_mm": hub_radius,
+        "height_mm": hub_height,
+        "colour": hub_colour,
+        "slots": slots,
+    }
+    pool = [tile for tile in _shuffled_set(scene.highest, rng) if tile != (engine_number, engine_number)]
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
+    scene.engine = len(scene.tiles)
+    scene.tiles.append(
+        PlacedTile((engine_number, engine_number), (0.0, 0.0), rng.uniform(0, 2 * math.pi), z_mm=hub_height)
+    )
+    owners: list[int | str] = [*range(players), "mexican"]
+    first_slot = rng.randrange(slots)
+    for order, owner in enumerate(owners):
+        slot = (first_slot + order) % slots
+        direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
+        train = Train(owner, slot, [])
+        _grow_train(scene, train, footprints, pool, engine_number, direction, rng)
+        scene.trains.append(train)
+        if train.tiles and owner != "mexican" and rng.random() < 0.35:
+            train.marker = True
+            _add_marker(scene, train, rng)
+    for _ in range(rng.randint(0, 4)):  # loose tiles around the table
+        radius = hub_radius + length * rng.uniform(3, 6)
+        angle = rng.uniform(0, 2 * math.pi)
+        centre = (radius * math.cos(angle), radius * math.sin(angle))
+        if pool and _place(scene, footprints, pool[-1], centre, rng.uniform(0, 2 * math.pi), (length, width)):
+            pool.pop()
+    _flag_train_faults(scene)
+
+
+def _grow_train(
+    scene: Scene,
+    train: Train,
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
+    pool: list[tuple[int, int]],
+    engine_number: int,
+    direction: float,
+    rng: random.Random,
+) -> None:
+    """Tiles end to end from the hub's edge, matching ends; doubles crosswise; now and then a bend."""
+    length, width, _ = scene.style.size_mm
+    hub_radius = scene.hub["radius_mm"] if scene.hub else 0.0
+    position = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
+    open_end = engine_number
+    bend = rng.uniform(-0.12, 0.12) if rng.random() < 0.4 else 0.0
+    for _ in range(rng.randint(0, 8)):
+        fault = rng.random() < 0.04
+        choices = [tile for tile in pool if (open_end in tile) != fault]
+        if not choices:
+            break
+        tile = rng.choice(choices)
+        heading = np.array([math.cos(direction), math.sin(direction)])
+        if tile[0] == tile[1] and not fault:  # doubles lie crosswise
+            centre = position + heading * width / 2
+            placed = _place(scene, footprints, tile, tuple(centre), direction + math.pi / 2, (length, width))
+            step = width
+        else:
+            inner = open_end if open_end in tile else tile[0]
+            outer = tile[1] if tile[0] == inner else tile[0]
+            centre = position + heading * length / 2
+            placed = _place(scene, footprints, (inner, outer), tuple(centre), direction, (length, width))
+            step = length
+        if not placed:
+            break
+        pool.remove(tile)
+        train.tiles.append(len(scene.tiles) - 1)
+        open_end = scene.tiles[-1].pips[1]
+        position = position + heading * (step + rng.uniform(0, 1.5))
+        direction += bend
+
+
+def _add_marker(scene: Scene, train: Train, rng: random.Random) -> None:
+    """A small train marker beside the train's last tile."""
+    last = scene.tiles[train.tiles[-1]]
+    across = (
+        np.array([-math.sin(last.angle), math.cos(last.angle)]) * scene.style.size_mm[1] * rng.choice([-1, 1]) * 1.1
+    )
+    centre = np.array(last.centre_mm) + across
+    scene.markers.append(
+        (
+            (float(centre[0]), float(centre[1])),
+            last.angle + rng.uniform(-0.4, 0.4),
+            MARKER_COLOURS[train.slot % len(MARKER_COLOURS)],
+        )
+    )
+
+
+def _flag_train_faults(scene: Scene) -> None:
+    """RULES.md 8 flags the label carries: joins that do not match, doubles left open at a train's end."""
+    assert scene.engine is not None
+    for train in scene.trains:
+        open_end = scene.tiles[scene.engine].pips[0]
+        previous: int | None = None
+        for index in train.tiles:
+            inner, outer = scene.tiles[index].pips
+            if inner != open_end:  # tiles are laid inner end first; a fault's inner end does not match
+                joined = [index] if previous is None else [previous, index]
+                scene.flags.append({"kind": "illegal_join", "tiles": joined})
+            open_end, previous = outer, index
+        if train.tiles:
+            last = scene.tiles[train.tiles[-1]].pips
+            if last[0] == last[1]:
+                scene.flags.append({"kind": "unsatisfied_double", "tiles": [train.tiles[-1]]})
+
+
+def _add_distractors(scene: Scene, footprints: list[Any], pool: list[tuple[int, int]], rng: random.Random) -> None:
+    length, width, thickness = scene.style.size_mm
+    extra = [(FACE_DOWN, (length, width))] * (rng.randint(1, 3) if rng.random() < 0.3 else 0)
+    extra += [(STANDING, (length, thickness))] * (rng.randint(1, 3) if rng.random() < 0.2 else 0)
+    _, radius = scene.extent_mm()
+    for pose, footprint in extra:
+        for _attempt in range(40):
+            centre = (rng.uniform(-radius, radius) * 1.2, rng.uniform(-radius, radius) * 1.2)
+            if pool and _place(scene, footprints, pool[-1], centre, rng.uniform(0, 2 * math.pi), footprint, pose=pose):
+                pool.pop()
+                break
+
+
+def _add_glare(scene: Scene, rng: random.Random) -> None:
+    if rng.random() < 0.4:
+        for tile in scene.tiles:
+            if rng.random() < 0.3:
+                tile.glare = rng.uniform(0.3, 0.9)
+
+
+def _place(
+    scene: Scene,
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
+    pips: tuple[int, int],
+    centre: tuple[float, float],
+    angle: float,
+    size: tuple[float, float],
+    pose: str = FACE_UP,
+) -> bool:
+    """Add a tile unless it would overlap one already placed."""
+    footprint = ((float(centre[0]), float(centre[1])), angle, (size[0] + 0.4, size[1] + 0.4))
+    if any(_overlap(footprint, other) for other in footprints):
+        return False
+    if scene.hub is not None and _reaches(footprint, scene.hub["centre_mm"], scene.hub["radius_mm"]):
+        return False
+    footprints.append(footprint)
+    scene.tiles.append(PlacedTile(pips, footprint[0], angle, pose))
+    return True
+
+
+def _overlap(first: Any, second: Any) -> bool:
+    """Do two rotated rectangles ((cx, cy), angle, (length, width)) overlap? (OpenCV's test.)"""
+    rects = [((c[0], c[1]), (s[0], s[1]), math.degrees(a)) for c, a, s in (first, second)]
+    kind, _ = cv2.rotatedRectangleIntersection(rects[0], rects[1])
+    return kind != cv2.INTERSECT_NONE
+
+
+def _reaches(footprint: Any, centre: tuple[float, float], radius: float) -> bool:
+    """Does a rotated rectangle reach into a circle (the hub)?"""
+    (cx, cy), angle, (length, width) = footprint
+    dx, dy = centre[0] - cx, centre[1] - cy
+    along = dx * math.cos(angle) + dy * math.sin(angle)
+    across = -dx * math.sin(angle) + dy * math.cos(angle)
+    nearest_along = max(-length / 2, min(length / 2, along))
+    nearest_across = max(-width / 2, min(width / 2, across))
+    return math.hypot(along - nearest_along, across - nearest_across) < radius
+
+
+def _shuffled_set(highest: int, rng: random.Random) -> list[tuple[int, int]]:
+    """Every tile of the set in random order, each turned one way or the other at random."""
+    tiles = [
+        (tile.high, tile.low) if rng.random() < 0.5 else (tile.low, tile.high) for tile in sorted(domino_set(highest))
+    ]
+    rng.shuffle(tiles)
+    return tiles
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+CLEAN_CAMERA = CameraChoice(max_tilt_deg=0.0, k1=(0.0, 0.0), fill=(1.2, 1.2))
+
+
+def render(
+    scene: Scene,
+    size_px: tuple[int, int] = (1280, 960),
+    camera_choice: CameraChoice = CameraChoice(),
+    clean: bool = False,
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Photograph a scene: the BGR image and its label (the ``.gt.json`` schema, extended).
+
+    ``clean`` looks straight down with a perfect lens and sensor and no glare: for tests.
+    """
+    rng = random.Random(scene.seed * 7919 + 1)
+    if rng.random() < 0.3:
+        size_px = (size_px[1], size_px[0])  # portrait
+    target, radius = scene.extent_mm()
+    if clean:
+        camera_choice = CLEAN_CAMERA
+        for tile in scene.tiles:
+            tile.glare = 0.0
+    camera = random_camera(rng, target, radius, size_px, camera_choice)
+    light = random_light(np.random.default_rng(rng.randrange(2**32)))
+    frame = _table_frame(scene, camera, rng)
+    objects = _objects(scene, camera, rng)
+    cast_shadows(frame, camera, light, [item.outline() for item, _ in objects])
+    for item, _ in sorted(objects, key=lambda pair: -camera.distance(pair[0].centre)):
+        item.draw(frame, camera, light)
+    if clean:
+        return frame, _label(scene, camera, objects)
+    frame = camera.distort_image(frame)
+    image = apply_look(frame, random_look(rng), rng)
+    return image, _label(scene, camera, objects)
+
+
+def _table_frame(scene: Scene, camera: Any, rng: random.Random) -> np.ndarray:
+    """The table top seen through the camera (undistorted frame)."""
+    width, height = camera.size_px
+    H_image_from_table = camera.plane_homography(np.zeros(3), np.array([1.0, 0, 0]), np.array([0, 1.0, 0]))
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float32), np.linalg.inv(H_image_from_table)
+    )[0]
+    target, radius = scene.extent_mm()
+    low = np.maximum(corners.min(axis=0), target[:2] - 6 * radius)
+    high = np.minimum(corners.max(axis=0), target[:2] + 6 * radius)
+    mm_per_px = max((high - low).max() / 1600, 0.2)
+    size = np.maximum(((high - low) / mm_per_px).astype(int), 2)
+    texture = render_table(scene.table, (int(size[0]), int(size[1])), mm_per_px, rng)
+    table_from_texture = np.array([[mm_per_px, 0, low[0]], [0, mm_per_px, low[1]], [0, 0, 1]])
+    return cv2.warpPerspective(
+        texture, H_image_from_table @ table_from_texture, (width, height), borderMode=cv2.BORDER_REFLECT
+    )
+
+
+def _objects(scene: Scene, camera: Any, rng: random.Random) -> list[tuple[Any, int | None]]:
+    """Boxes and prisms to draw, each with the index of the tile it is (None for others)."""
+    length, width, thickness = scene.style.size_mm
+    objects: list[tuple[Any, int | None]] = []
+    if scene.hub is not None:
+        hub = scene.hub
+        objects.append(
+            (
+                Prism(
+                    np.array([*hub["centre_mm"], 0.0]),
+                    hub["radius_mm"],
+                    hub["height_mm"],
+                    hub["colour"],
+                    _hub_top(hub, rng),
+                ),
+                None,
+            )
+        )
+    for index, tile in enumerate(scene.tiles):
+        texture_px = _texture_width(camera, length, np.array([*tile.centre_mm, tile.z_mm]))
+        a = np.array([math.cos(tile.angle), math.sin(tile.angle), 0.0])
+        b = np.cross(UP, a)
+        base = np.array([*tile.centre_mm, tile.z_mm])
+        face = render_face(tile.pips, scene.style, texture_px, rng, tile.glare)
+        back = render_back(scene.style, texture_px, rng)
+        if tile.pose == STANDING:
+            box = Box(base, (a, b, UP), (length, thickness, width), scene.style.body, {"front": face, "back": back})
+        else:
+            top, bottom = (face, back) if tile.pose == FACE_UP else (back, face)
+            box = Box(base, (a, b, UP), (length, width, thickness), scene.style.body, {"top": top, "bottom": bottom})
+        objects.append((box, index))
+    for (x, y), angle, colour in scene.markers:
+        a = np.array([math.cos(angle), math.sin(angle), 0.0])
+        b = np.cross(UP, a)
+        body = Box(np.array([x, y, 0.0]), (a, b, UP), (width * 0.9, width * 0.45, width * 0.3), colour)
+        cab = Box(
+            np.array([x, y, width * 0.3]) - a * width * 0.25,
+            (a, b, UP),
+            (width * 0.35, width * 0.45, width * 0.3),
+            colour,
+        )
+        objects += [(body, None), (cab, None)]
+    return objects
+
+
+def _texture_width(camera: Any, length_mm: float, at_mm: np.ndarray) -> int:
+    """Texture resolution: about twice the tile's size on screen, for clean downsampling."""
+    on_screen = camera.K[0, 0] * length_mm / max(camera.distance(at_mm), 1.0)
+    return int(np.clip(round(on_screen * 2 / 2) * 2, 48, 400))
+
+
+def _hub_top(hub: dict[str, Any], rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
+    """The hub's top: a disc with a recess for the engine and a notch for every slot."""
+    side = 256
+    colour = np.full((side, side, 3), hub["colour"], np.uint8)
+    darker = tuple(int(c * 0.7) for c in hub["colour"])
+    centre = (side // 2, side // 2)
+    cv2.circle(colour, centre, int(side * 0.3), darker, 2, cv2.LINE_AA)
+    for slot in range(hub["slots"]):
+        angle = 2 * math.pi * slot / hub["slots"]
+        start = (int(centre[0] + side * 0.36 * math.cos(angle)), int(centre[1] + side * 0.36 * math.sin(angle)))
+        end = (int(centre[0] + side * 0.49 * math.cos(angle)), int(centre[1] + side * 0.49 * math.sin(angle)))
+        cv2.line(colour, start, end, darker, 6, cv2.LINE_AA)
+    alpha = np.zeros((side, side), np.uint8)
+    cv2.circle(alpha, centre, side // 2 - 1, 255, -1, cv2.LINE_AA)
+    return colour, alpha
+
+
+def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> dict[str, Any]:
+    width, height = camera.size_px
+    tiles = []
+    for item, index in objects:
+        if index is None:
+            continue
+        tile = scene.tiles[index]
+        if tile.pose == FACE_UP:
+            corners = camera.project(item.top_corners())
+        else:  # the smallest rectangle round what can be seen of it
+            points = camera.project(item.vertices()).astype(np.float32)
+            corners = cv2.boxPoints(cv2.minAreaRect(points))
+        top = item.top_corners()
+        start_end, far_end = top[[0, 1]].mean(axis=0), top[[2, 3]].mean(axis=0)
+        halves = camera.project(np.array([0.75 * start_end + 0.25 * far_end, 0.25 * start_end + 0.75 * far_end]))
+        inside = bool(((corners >= 0) & (corners <= (width - 1, height - 1))).all())
+        tiles.append(
+            {
+                "pips": list(tile.pips),
+                "corners": np.round(corners, 1).tolist(),
+                "unreadable": False,
+                "pose": tile.pose,
+                "cut": not inside,
+                "half_centres": np.round(halves, 1).tolist(),
+            }
+        )
+    label: dict[str, Any] = {
+        "width": width,
+        "height": height,
+        "kind": scene.kind,
+        "set": scene.highest,
+        "tiles": tiles,
+        "chains": [train.tiles for train in scene.trains if len(train.tiles) > 1],
+        "total_pips": sum(sum(tile.pips) for tile in scene.tiles if tile.pose == FACE_UP),
+        "flags": scene.flags,
+        "notes": f"synthetic {scene.kind} seed={scene.seed} table={scene.table}",
+    }
+    if scene.hub is not None:
+        rim = camera.project(
+            np.array(
+                [
+                    [scene.hub["radius_mm"] * math.cos(t), scene.hub["radius_mm"] * math.sin(t), scene.hub["height_mm"]]
+                    for t in np.linspace(0, 2 * math.pi, 16, endpoint=False)
+                ]
+            )
+        )
+        centre = camera.project(np.array([[0.0, 0.0, scene.hub["height_mm"]]]))[0]
+        label["hub"] = {
+            "centre": np.round(centre, 1).tolist(),
+            "radius": round(float(np.linalg.norm(rim - centre, axis=1).mean()), 1),
+        }
+        label["engine"] = scene.engine
+        label["trains"] = [
+            {"owner": t.owner, "slot": t.slot, "tiles": t.tiles, "marker": t.marker} for t in scene.trains
+        ]
+    return label

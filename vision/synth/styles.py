@@ -1,0 +1,80 @@
+"""How sets, tables and light look: the choices a scene is drawn from.
+
+Colours are BGR. The pip colours follow the common double-12 colour code
+(1 light blue, 2 green, 3 red, 4 brown, 5 dark blue, 6 yellow, 7 violet, 8 dark
+green, 9 navy, 10 pink, 11 dark grey-green, 12 orange) and carry on for 13-18.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+Colour = tuple[int, int, int]
+
+PIP_COLOURS: dict[int, Colour] = {
+    1: (225, 185, 70),  # light blue
+    2: (60, 140, 40),  # green
+    3: (40, 40, 200),  # red
+    4: (40, 80, 130),  # brown
+    5: (150, 60, 20),  # dark blue
+    6: (30, 190, 235),  # yellow
+    7: (170, 80, 150),  # violet
+    8: (70, 100, 20),  # dark green
+    9: (90, 30, 30),  # navy
+    10: (150, 90, 230),  # pink
+    11: (70, 80, 60),  # dark grey-green
+    12: (20, 120, 240),  # orange
+    13: (120, 130, 30),  # teal
+    14: (60, 60, 120),  # maroon
+    15: (200, 150, 160),  # lilac
+    16: (30, 160, 160),  # olive
+    17: (120, 110, 110),  # grey
+    18: (20, 20, 20),  # black
+}
+
+IVORY, WHITE, CREAM = (200, 232, 240), (245, 247, 247), (185, 220, 235)
+DARK_BODIES: tuple[Colour, ...] = ((30, 30, 30), (45, 90, 30), (80, 40, 20), (35, 35, 110))
+
+
+@dataclass(frozen=True)
+class TileStyle:
+    body: Colour
+    """The face and body colour."""
+    pips: str
+    """'colour' (the colour code), 'black', or 'white' (on dark tiles)."""
+    divider: Colour
+    spinner: bool
+    """A brass pin in the middle of the divider."""
+    back: Colour
+    size_mm: tuple[float, float, float]
+    """Length, width, thickness."""
+
+    def pip_colour(self, count: int) -> Colour:
+        if self.pips == "colour":
+            return PIP_COLOURS[count] if count else (40, 40, 40)
+        return (245, 245, 245) if self.pips == "white" else (25, 25, 25)
+
+
+def random_tile_style(rng: random.Random, highest: int) -> TileStyle:
+    """A set's look: light bodies with coloured or black pips, or dark bodies with white pips."""
+    if rng.random() < 0.2:
+        body = rng.choice(DARK_BODIES)
+        pips, divider = "white", (210, 210, 210)
+    else:
+        body = _jitter(rng, rng.choice((IVORY, WHITE, CREAM)), 12)
+        pips = "colour" if rng.random() < (0.7 if highest >= 9 else 0.4) else "black"
+        divider = rng.choice([(30, 30, 30), (60, 60, 60), (40, 110, 170)])
+    length = {6: 48.0, 9: 50.0, 12: 54.0, 15: 54.0, 18: 57.0}[highest] * rng.uniform(0.93, 1.07)
+    return TileStyle(
+        body=body,
+        pips=pips,
+        divider=divider,
+        spinner=rng.random() < 0.5,
+        back=body if rng.random() < 0.7 else _jitter(rng, body, 30),
+        size_mm=(length, length / 2, length * rng.uniform(0.17, 0.22)),
+    )
+
+
+def _jitter(rng: random.Random, colour: Colour, amount: int) -> Colour:
+    return tuple(max(0, min(255, channel + rng.randint(-amount, amount))) for channel in colour)  # type: ignore[return-value]
