@@ -87,16 +87,20 @@ def load_voc(xml_path: Path) -> LabelledImage:
 def load_yolo(label_path: Path, image_path: Path) -> LabelledImage:
     """A YOLO label file (``class cx cy w h``, normalised); the image gives the size."""
     height, width = _image_size(image_path)
-    tiles = []
     try:
-        for number, line in enumerate(label_path.read_text().splitlines(), start=1):
-            if not line.strip():
-                continue
+        lines = label_path.read_text().splitlines()
+    except OSError as error:
+        raise LabelError(f"{label_path}: cannot read YOLO label ({error})") from None
+    tiles = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
             _, cx, cy, w, h = (float(value) for value in line.split()[:5])
-            x0, y0 = (cx - w / 2) * width, (cy - h / 2) * height
-            tiles.append(LabelledTile(corners=_box_corners(x0, y0, x0 + w * width, y0 + h * height)))
-    except (OSError, ValueError) as error:
-        raise LabelError(f"{label_path}: cannot read YOLO label, line {number} ({error})") from None
+        except ValueError:
+            raise LabelError(f"{label_path}, line {number}: expected 'class cx cy w h', got {line!r}") from None
+        x0, y0 = (cx - w / 2) * width, (cy - h / 2) * height
+        tiles.append(LabelledTile(corners=_box_corners(x0, y0, x0 + w * width, y0 + h * height)))
     return LabelledImage(image_path, width, height, tuple(tiles), _set_name(label_path), has_pips=False)
 
 

@@ -327,13 +327,14 @@ def _shuffled_set(highest: int, rng: random.Random) -> list[tuple[int, int]]:
 # --- rendering -----------------------------------------------------------------------------
 
 
+DEFAULT_CAMERA = CameraChoice()
 CLEAN_CAMERA = CameraChoice(max_tilt_deg=0.0, k1=(0.0, 0.0), fill=(1.2, 1.2))
 
 
 def render(
     scene: Scene,
     size_px: tuple[int, int] = (1280, 960),
-    camera_choice: CameraChoice = CameraChoice(),
+    camera_choice: CameraChoice = DEFAULT_CAMERA,
     clean: bool = False,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Photograph a scene: the BGR image and its label (the ``.gt.json`` schema, extended).
@@ -487,21 +488,22 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
         "notes": f"synthetic {scene.kind} seed={scene.seed} table={scene.table}",
     }
     if scene.hub is not None:
-        rim = camera.project(
-            np.array(
-                [
-                    [scene.hub["radius_mm"] * math.cos(t), scene.hub["radius_mm"] * math.sin(t), scene.hub["height_mm"]]
-                    for t in np.linspace(0, 2 * math.pi, 16, endpoint=False)
-                ]
-            )
-        )
-        centre = camera.project(np.array([[0.0, 0.0, scene.hub["height_mm"]]]))[0]
-        label["hub"] = {
-            "centre": np.round(centre, 1).tolist(),
-            "radius": round(float(np.linalg.norm(rim - centre, axis=1).mean()), 1),
-        }
+        label["hub"] = _hub_label(scene.hub, camera)
         label["engine"] = scene.engine
         label["trains"] = [
-            {"owner": t.owner, "slot": t.slot, "tiles": t.tiles, "marker": t.marker} for t in scene.trains
+            {"owner": train.owner, "slot": train.slot, "tiles": train.tiles, "marker": train.marker}
+            for train in scene.trains
         ]
     return label
+
+
+def _hub_label(hub: dict[str, Any], camera: Any) -> dict[str, Any]:
+    """The hub's centre and mean radius in pixels (its rim is an ellipse when the camera is tilted)."""
+    angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+    radius, height = hub["radius_mm"], hub["height_mm"]
+    rim = camera.project(np.stack([radius * np.cos(angles), radius * np.sin(angles), np.full(16, height)], axis=1))
+    centre = camera.project(np.array([[0.0, 0.0, height]]))[0]
+    return {
+        "centre": np.round(centre, 1).tolist(),
+        "radius": round(float(np.linalg.norm(rim - centre, axis=1).mean()), 1),
+    }
