@@ -69,6 +69,37 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--csv", type=Path, metavar="FILE", help="also write the scoresheet as CSV")
     sim.add_argument("--logs", type=Path, metavar="DIR", help="write each round's referee log to DIR")
     sim.set_defaults(run=run_simulate)
+
+    synth = verbs.add_parser("synth", help="render synthetic table photos with exact labels")
+    synth.add_argument("--kind", choices=["hand", "table"], required=True, help="hands of tiles, or tables in play")
+    synth.add_argument("--n", type=int, required=True, help="how many images")
+    synth.add_argument("--seed", type=int, default=0, help="set seed (default 0): same seed, same images")
+    synth.add_argument("--out", type=Path, required=True, help="folder to write (re-running resumes)")
+    synth.add_argument("--size", default="1280x960", help="image size WIDTHxHEIGHT (default 1280x960)")
+    synth.add_argument("--workers", type=int, default=2, help="processes rendering in parallel (default 2)")
+    synth.set_defaults(run=run_synth)
+
+    export = verbs.add_parser("export", help="export labelled images for training")
+    export.add_argument(
+        "format", choices=["yolo-obb", "crops"], help="an Ultralytics OBB dataset, or tile and half crops"
+    )
+    export.add_argument("sources", nargs="+", type=Path, help="folders of labelled images (synthetic sets, real sets)")
+    export.add_argument("--out", type=Path, required=True, help="folder to write")
+    export.add_argument("--val", type=float, default=0.1, help="share of images for validation (yolo-obb)")
+    export.set_defaults(run=run_export)
+
+    ev = verbs.add_parser("eval", help="measure a pipeline on labelled photos, real or synthetic")
+    source = ev.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--real", nargs="?", const="", metavar="DIR", help="the labelled real photos (default ../shared/real)"
+    )
+    source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
+    ev.add_argument("--pipeline", choices=["baseline"], default="baseline", help="what to run (default: baseline)")
+    ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
+    ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
+    ev.add_argument("--limit", type=int, help="only the first N images")
+    ev.add_argument("--worst", type=int, default=12, help="images in the overlay contact sheet (default 12)")
+    ev.set_defaults(run=run_eval)
     return parser
 
 
@@ -131,6 +162,84 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.csv:
         args.csv.write_text(sheet.to_csv())
     return 0
+
+
+def run_synth(args: argparse.Namespace) -> int:
+    from vision.synth.dataset import write_set
+
+    size = _parse_size(args.size)
+    if args.n < 1:
+        raise UsageError(f"invalid --n: {args.n} (expected at least 1)")
+    try:
+        names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(
+        f"{len(names)} {args.kind} images with labels in {args.out} (contact sheet: {args.out / 'contact_sheet.jpg'})"
+    )
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from vision.data.real import LabelError, load_folder
+    from vision.synth.dataset import export_crops, export_yolo_obb
+
+    try:
+        labels = [label for folder in args.sources for label in load_folder(folder)]
+    except LabelError as error:
+        raise UsageError(str(error)) from None
+    if not labels:
+        raise UsageError(f"no labelled images (*.gt.json) in {', '.join(map(str, args.sources))}")
+    if args.format == "yolo-obb":
+        print(f"wrote {export_yolo_obb(labels, args.out, args.val)}")
+    else:
+        print(f"wrote {export_crops(labels, args.out)}")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from vision.data.real import LabelError, load_folder, pip_labelled, real_root
+    from vision.eval.run import evaluate, read_predictions
+
+    try:
+        if args.set is not None:
+            labels, name = load_folder(args.set), args.set.name
+        else:
+            root = real_root(Path(args.real) if args.real else None)
+            if root is None:
+                raise UsageError(f"no real photos at {args.real or '../shared/real'}")
+            labels, name = pip_labelled(root), "real"
+    except LabelError as error:
+        raise UsageError(str(error)) from None
+    if not labels:
+        raise UsageError("no labelled images to evaluate")
+    labels = labels[: args.limit] if args.limit else labels
+    out = args.out or Path("out") / "eval" / f"{name}-{args.pipeline if not args.predictions else 'predictions'}"
+    if args.predictions:
+        try:
+            predictions = read_predictions(args.predictions)
+        except (OSError, ValueError) as error:
+            raise UsageError(str(error)) from None
+        report = evaluate(labels, out, predictions=predictions, title=f"predictions on {name}", worst=args.worst)
+    else:
+        from vision.baseline import read_tiles
+
+        report = evaluate(labels, out, pipeline=read_tiles, title=f"{args.pipeline} on {name}", worst=args.worst)
+    print((out / "summary.md").read_text())
+    print(f"report: {out}/summary.md, per_image.csv, worst.jpg")
+    return 0 if report["images"] else 1
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if (
+        not sep
+        or not width.isdigit()
+        or not height.isdigit()
+        or not (64 <= int(width) <= 8192 and 64 <= int(height) <= 8192)
+    ):
+        raise UsageError(f"invalid --size: {text!r} (expected WIDTHxHEIGHT, e.g. 1280x960)")
+    return int(width), int(height)
 
 
 def _parse_rule(text: str) -> tuple[str, Any]:

@@ -24,6 +24,8 @@ class LabelledTile:
     """Pips of the half at corners[0..1], then of the other half; None where the label has no pips."""
     unreadable: bool = False
     pose: str = FACE_UP
+    cut: bool = False
+    """Partly outside the frame."""
 
     def __post_init__(self) -> None:
         corners = np.asarray(self.corners, dtype=np.float32)

@@ -36,7 +36,8 @@ def real_root(root: Path | None = None) -> Path | None:
 
 
 def load_gt_json(label_path: Path) -> LabelledImage:
-    """One ``<image>.gt.json`` file (schema in ../shared/real/README.md)."""
+    """One ``<image>.gt.json`` file (schema in ../shared/real/README.md; synthetic sets add
+    ``pose``, ``cut``, ``flags``, ``hub``, ``engine`` and ``trains``)."""
     try:
         data = json.loads(label_path.read_text(encoding="utf-8"))
         tiles = tuple(
@@ -44,9 +45,14 @@ def load_gt_json(label_path: Path) -> LabelledImage:
                 corners=np.array(tile["corners"], dtype=np.float32),
                 pips=(int(tile["pips"][0]), int(tile["pips"][1])),
                 unreadable=bool(tile.get("unreadable", False)),
+                pose=str(tile.get("pose", FACE_UP)),
+                cut=bool(tile.get("cut", False)),
             )
             for tile in data["tiles"]
         )
+        extra = {
+            key: data[key] for key in ("notes", "total_pips", "hub", "engine", "trains", "kind", "set") if key in data
+        }
         image = LabelledImage(
             path=label_path.with_name(data["image"]),
             width=int(data["width"]),
@@ -54,14 +60,22 @@ def load_gt_json(label_path: Path) -> LabelledImage:
             tiles=tiles,
             source=label_path.parent.name,
             chains=tuple(tuple(int(index) for index in chain) for chain in data.get("chains", [])),
-            extra={"notes": data.get("notes", ""), "total_pips": data.get("total_pips")},
+            flags=tuple(data.get("flags", [])),
+            extra=extra,
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError) as error:
         raise LabelError(f"{label_path}: cannot read label ({type(error).__name__}: {error})") from None
-    stated = image.extra["total_pips"]
+    stated = image.extra.get("total_pips")
     if stated is not None and stated != image.total_pips:
         raise LabelError(f"{label_path}: total_pips is {stated} but the tiles add up to {image.total_pips}")
     return image
+
+
+def load_folder(folder: Path) -> list[LabelledImage]:
+    """Every ``*.gt.json`` label under a folder (a synthetic set, or one set of real photos)."""
+    if not folder.is_dir():
+        raise LabelError(f"{folder}: no such folder")
+    return [load_gt_json(path) for path in sorted(folder.rglob("*.gt.json"))]
 
 
 def load_voc(xml_path: Path) -> LabelledImage:
@@ -109,7 +123,7 @@ def pip_labelled(root: Path | None = None) -> list[LabelledImage]:
     base = real_root(root)
     if base is None:
         return []
-    return [load_gt_json(path) for path in sorted(base.glob("*/*.gt.json"))]
+    return load_folder(base)
 
 
 def box_labelled(root: Path | None = None) -> list[LabelledImage]:

@@ -1,0 +1,164 @@
+"""Real-photo loaders, synthetic sets on disk, exports, and the synth / export / eval commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from api.cli import main
+from vision.data.labels import FACE_UP
+from vision.data.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
+from vision.eval.run import read_predictions
+from vision.synth.dataset import OBB_CLASSES, export_crops, export_yolo_obb, write_set
+
+REAL = real_root()
+needs_real = pytest.mark.skipif(REAL is None, reason="../shared/real is not here")
+
+
+@pytest.fixture(scope="module")
+def hand_set(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("hands")
+    write_set("hand", 3, seed=5, out_dir=folder, workers=1, progress=False)
+    return folder
+
+
+# --- real photos ----------------------------------------------------------------------------
+
+
+@needs_real
+def test_the_labelled_real_photos_load_and_line_up_with_cv2_imread():
+    labels = pip_labelled()
+    assert len(labels) == 27 and sum(len(label.tiles) for label in labels) == 258
+    for label, image in iter_images(labels):  # raises if EXIF orientation were handled differently
+        assert image.shape[:2] == (label.height, label.width)
+        assert all(tile.pips is not None for tile in label.tiles)
+
+
+@needs_real
+def test_box_labelled_sets_load_with_poses():
+    labels = box_labelled()
+    assert {label.source for label in labels} == {
+        "karthikVenkataramana__Domino-Detection",
+        "TAK1EDD1NE__domino-tile-recognition",
+    }
+    poses = {tile.pose for label in labels for tile in label.tiles}
+    assert {"face_up", "face_down", "standing"} <= poses
+    assert all(label.total_pips is None for label in labels)
+
+
+def test_a_label_whose_total_does_not_add_up_is_refused(tmp_path):
+    label = {"image": "x.jpg", "width": 10, "height": 10, "total_pips": 5,
+             "tiles": [{"pips": [1, 2], "corners": [[0, 0], [0, 1], [2, 1], [2, 0]]}]}  # fmt: skip
+    path = tmp_path / "x.jpg.gt.json"
+    path.write_text(json.dumps(label))
+    with pytest.raises(LabelError, match="total_pips is 5 but the tiles add up to 3"):
+        load_gt_json(path)
+    path.write_text("{broken")
+    with pytest.raises(LabelError, match="cannot read label"):
+        load_gt_json(path)
+
+
+# --- synthetic sets on disk ---------------------------------------------------------------
+
+
+def test_a_written_set_loads_back_with_its_labels(hand_set):
+    labels = load_folder(hand_set)
+    assert [label.path.name for label in labels] == ["00000.jpg", "00001.jpg", "00002.jpg"]
+    for label, image in iter_images(labels):
+        assert image.shape[:2] == (label.height, label.width)
+        assert label.total_pips == label.extra["total_pips"]
+    assert (hand_set / "contact_sheet.jpg").exists()
+
+
+def test_writing_a_set_again_resumes_and_refuses_a_different_set(hand_set):
+    before = (hand_set / "00001.jpg").stat().st_mtime_ns
+    write_set("hand", 3, seed=5, out_dir=hand_set, workers=1, progress=False)
+    assert (hand_set / "00001.jpg").stat().st_mtime_ns == before
+    with pytest.raises(ValueError, match="holds a different set"):
+        write_set("hand", 3, seed=6, out_dir=hand_set, workers=1, progress=False)
+
+
+def test_yolo_obb_export_writes_normalised_corners_and_classes(hand_set, tmp_path):
+    labels = load_folder(hand_set)
+    data = export_yolo_obb(labels, tmp_path / "obb", val_share=0.0)
+    assert "names:" in data.read_text() and "0: tile" in data.read_text()
+    label = labels[0]
+    lines = (tmp_path / "obb" / "labels" / "train" / f"{label.source}_{label.path.stem}.txt").read_text().splitlines()
+    assert len(lines) == len(label.tiles)
+    first = lines[0].split()
+    assert int(first[0]) == OBB_CLASSES[label.tiles[0].pose] and len(first) == 9
+    corners = np.array(first[1:], float).reshape(4, 2) * (label.width, label.height)
+    assert np.allclose(corners, np.clip(label.tiles[0].corners, 0, [label.width, label.height]), atol=0.01)
+
+
+def test_crops_show_their_tiles_with_pips_zero_on_the_left(hand_set, tmp_path):
+    labels = load_folder(hand_set)
+    export_crops(labels, tmp_path / "crops")
+    rows = (tmp_path / "crops" / "tiles.csv").read_text().splitlines()[1:]
+    counted = sum(1 for label in labels for tile in label.tiles if tile.pose == FACE_UP)
+    assert len(rows) == counted
+    crop = cv2.imread(str(tmp_path / "crops" / rows[0].split(",")[0]))
+    assert crop.shape == (64, 128, 3)
+    halves = (tmp_path / "crops" / "halves.csv").read_text().splitlines()[1:]
+    assert len(halves) == 2 * counted
+
+
+def test_predictions_file_round_trip(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "image": "a/x.jpg",
+                "tiles": [{"pips": [6, 3], "corners": [[0, 0], [0, 1], [2, 1], [2, 0]], "confidence": 0.9}],
+                "total": 9,
+                "uncertain": [0],
+            }
+        )
+        + "\n"  # fmt: skip
+    )
+    prediction = read_predictions(path)["x.jpg"]
+    assert prediction.total == 9 and prediction.tiles[0].uncertain and prediction.tiles[0].pips == (6, 3)
+    path.write_text("{not json}\n")
+    with pytest.raises(ValueError, match="line 1"):
+        read_predictions(path)
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def test_cli_synth_then_eval_writes_a_report(tmp_path, capsys):
+    out = tmp_path / "tables"
+    assert main(["synth", "--kind", "table", "--n", "2", "--seed", "1", "--out", str(out), "--workers", "1"]) == 0
+    report = tmp_path / "report"
+    assert main(["eval", "--set", str(out), "--out", str(report), "--worst", "2"]) == 0
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["images"] == 2 and "tile recall" in summary["rates"]
+    assert (report / "per_image.csv").read_text().count("\n") == 3
+    assert (report / "worst.jpg").exists()
+    assert "tile recall" in capsys.readouterr().out
+
+
+@needs_real
+def test_cli_eval_on_the_real_photos(tmp_path):
+    assert main(["eval", "--real", "--limit", "3", "--out", str(tmp_path / "r"), "--worst", "0"]) == 0
+    assert json.loads((tmp_path / "r" / "summary.json").read_text())["images"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["synth", "--kind", "hand", "--n", "0", "--out", "x"], "invalid --n"),
+        (["synth", "--kind", "hand", "--n", "1", "--out", "x", "--size", "big"], "invalid --size"),
+        (["eval", "--set", "/no/such/folder"], "no such folder"),
+        (["eval", "--real", "/no/such/folder"], "no real photos"),
+        (["export", "crops", "/no/such/folder", "--out", "x"], "no such folder"),
+    ],
+)
+def test_cli_vision_commands_refuse_bad_input_clearly(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

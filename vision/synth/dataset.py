@@ -1,0 +1,163 @@
+"""Writing synthetic sets to disk, and exporting labelled sets for training.
+
+A set is a folder of ``NNNNN.jpg`` images, each with a ``NNNNN.jpg.gt.json`` label
+beside it (the schema of ../shared/real, extended), a ``manifest.json`` that says
+how to make it again, and ``contact_sheet.jpg`` with the labels drawn on.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
+from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
+from vision.synth.scene import make_scene, render
+
+GENERATOR_VERSION = 1
+"""Bump when a change to the renderer changes what a seed draws."""
+
+OBB_CLASSES = {FACE_UP: 0, FACE_DOWN: 1, STANDING: 2}
+OBB_NAMES = ["tile", "tile_face_down", "tile_standing"]
+
+
+def image_seed(set_seed: int, index: int) -> int:
+    """Each image's own seed: sets with different seeds share no scenes."""
+    return set_seed * 1_000_003 + index
+
+
+def _render_one(job: tuple[str, int, int, tuple[int, int], str]) -> str:
+    kind, seed, index, size_px, out_dir = job
+    image, label = render(make_scene(kind, image_seed(seed, index)), size_px)
+    name = f"{index:05d}.jpg"
+    cv2.imwrite(str(Path(out_dir) / name), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    label = {"image": name, **label}
+    (Path(out_dir) / f"{name}.gt.json").write_text(json.dumps(label) + "\n")
+    return name
+
+
+def write_set(
+    kind: str,
+    count: int,
+    seed: int,
+    out_dir: Path,
+    size_px: tuple[int, int] = (1280, 960),
+    workers: int = 2,
+    progress: bool = True,
+) -> list[str]:
+    """Render ``count`` scenes of ``kind`` into ``out_dir``; images already there are kept (resumable)."""
+    if kind not in ("hand", "table"):
+        raise ValueError(f"invalid kind: {kind!r} (expected hand or table)")
+    if count < 1:
+        raise ValueError(f"invalid count: {count} (expected at least 1)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    manifest = {"kind": kind, "count": count, "seed": seed, "size_px": list(size_px), "generator": GENERATOR_VERSION}
+    manifest_path = out_dir / "manifest.json"
+    if manifest_path.exists() and json.loads(manifest_path.read_text()) != manifest:
+        raise ValueError(f"{out_dir} holds a different set ({manifest_path}); choose another folder")
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    todo = [
+        (kind, seed, index, size_px, str(out_dir))
+        for index in range(count)
+        if not (out_dir / f"{index:05d}.jpg.gt.json").exists()  # the label is written last: its presence means done
+    ]
+    names = [f"{index:05d}.jpg" for index in range(count)]
+    bar = tqdm(total=len(todo), desc=f"rendering {kind} scenes", unit="image", disable=not progress)
+    if workers > 1 and len(todo) > 1:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            for _ in pool.imap_unordered(_render_one, todo):
+                bar.update()
+    else:
+        for job in todo:
+            _render_one(job)
+            bar.update()
+    bar.close()
+    write_contact_sheet(out_dir, names[:16])
+    return names
+
+
+def write_contact_sheet(folder: Path, names: Sequence[str]) -> None:
+    """The first images of a set with their labels drawn on: green counted tiles, red the others."""
+    images, captions = [], []
+    for name in names:
+        image = cv2.imread(str(folder / name))
+        label = json.loads((folder / f"{name}.gt.json").read_text())
+        thickness = thickness_for(image)
+        for tile in label["tiles"]:
+            counted = tile.get("pose", FACE_UP) == FACE_UP
+            text = f"{tile['pips'][0]}-{tile['pips'][1]}" if counted else ""
+            draw_tile(image, np.array(tile["corners"]), text, GREEN if counted else RED, thickness)
+        images.append(image)
+        captions.append(f"{name} {len(label['tiles'])} tiles, total {label['total_pips']}")
+    cv2.imwrite(str(folder / "contact_sheet.jpg"), contact_sheet(images, captions), [cv2.IMWRITE_JPEG_QUALITY, 85])
+
+
+def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: float = 0.1, seed: int = 0) -> Path:
+    """An Ultralytics OBB dataset: images and ``class x1 y1 ... x4 y4`` (normalised) labels, and data.yaml."""
+    rng = random.Random(seed)
+    for split in ("train", "val"):
+        (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
+    for label in tqdm(labels, desc="exporting OBB", unit="image"):
+        split = "val" if rng.random() < val_share else "train"
+        stem = f"{label.source}_{label.path.stem}".replace("/", "_")
+        target = out_dir / "images" / split / f"{stem}{label.path.suffix.lower()}"
+        if not target.exists():
+            target.symlink_to(label.path.resolve())
+        lines = []
+        for tile in label.tiles:
+            points = tile.corners / np.array([label.width, label.height], np.float32)
+            points = np.clip(points, 0.0, 1.0)
+            lines.append(" ".join([str(OBB_CLASSES[tile.pose]), *(f"{value:.6f}" for value in points.reshape(-1))]))
+        (out_dir / "labels" / split / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+    data = out_dir / "data.yaml"
+    names = "\n".join(f"  {index}: {name}" for index, name in enumerate(OBB_NAMES))
+    data.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    return data
+
+
+def tile_crops(
+    image_bgr: np.ndarray, label: LabelledImage, half_px: int = 64
+) -> Iterator[tuple[np.ndarray, tuple[int, int]]]:
+    """Each counted tile rectified to ``(half_px, 2 * half_px)``, pips[0] half on the left."""
+    target = np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
+    for tile in label.tiles:
+        if tile.counted and tile.pips is not None:
+            H = cv2.getPerspectiveTransform(tile.corners, target)
+            yield cv2.warpPerspective(image_bgr, H, (2 * half_px, half_px), flags=cv2.INTER_AREA), tile.pips
+
+
+def export_crops(labels: Sequence[LabelledImage], out_dir: Path, half_px: int = 64) -> Path:
+    """Rectified tile crops and half crops with their pip counts, for the pip reader (CSV indexes)."""
+    tiles_dir, halves_dir = out_dir / "tiles", out_dir / "halves"
+    tiles_dir.mkdir(parents=True, exist_ok=True)
+    halves_dir.mkdir(parents=True, exist_ok=True)
+    tile_rows, half_rows = ["file,source,pips_a,pips_b"], ["file,source,pips"]
+    for label in tqdm(labels, desc="exporting crops", unit="image"):
+        image = cv2.imread(str(label.path))
+        if image is None:
+            continue
+        for number, (crop, pips) in enumerate(tile_crops(image, label, half_px)):
+            stem = f"{label.source}_{label.path.stem}_{number:03d}".replace("/", "_")
+            cv2.imwrite(str(tiles_dir / f"{stem}.png"), crop)
+            tile_rows.append(f"tiles/{stem}.png,{label.name},{pips[0]},{pips[1]}")
+            for half, count in enumerate(pips):
+                part = crop[:, :half_px] if half == 0 else cv2.rotate(crop[:, half_px:], cv2.ROTATE_180)
+                cv2.imwrite(str(halves_dir / f"{stem}_{half}.png"), part)
+                half_rows.append(f"halves/{stem}_{half}.png,{label.name},{count}")
+    (out_dir / "tiles.csv").write_text("\n".join(tile_rows) + "\n")
+    (out_dir / "halves.csv").write_text("\n".join(half_rows) + "\n")
+    return out_dir
+
+
+def manifest_of(folder: Path) -> dict[str, Any] | None:
+    path = folder / "manifest.json"
+    return json.loads(path.read_text()) if path.exists() else None
