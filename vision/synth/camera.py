@@ -65,14 +65,21 @@ class Camera:
             return image
         width, height = self.size_px
         f, cx, cy = self.K[0, 0], self.K[0, 2], self.K[1, 2]
-        xs, ys = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+        # The map is smooth: solve it on a coarse grid (every 8th pixel) and enlarge it.
+        step = 8
+        xs, ys = np.meshgrid(
+            np.arange(0, width + step, step, dtype=np.float32), np.arange(0, height + step, step, dtype=np.float32)
+        )
         dx, dy = (xs - cx) / f, (ys - cy) / f
         # Invert r_d = r_u (1 + k1 r_u^2) by a few fixed-point steps (converges for small k1).
         ux, uy = dx.copy(), dy.copy()
         for _ in range(5):
             factor = 1 + self.k1 * (ux * ux + uy * uy)
             ux, uy = dx / factor, dy / factor
-        map_x, map_y = (ux * f + cx).astype(np.float32), (uy * f + cy).astype(np.float32)
+        coarse_x, coarse_y = (ux * f + cx).astype(np.float32), (uy * f + cy).astype(np.float32)
+        size = (coarse_x.shape[1] * step, coarse_x.shape[0] * step)
+        map_x = cv2.resize(coarse_x, size, interpolation=cv2.INTER_LINEAR)[:height, :width]
+        map_y = cv2.resize(coarse_y, size, interpolation=cv2.INTER_LINEAR)[:height, :width]
         return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
     def facing(self, point_mm: np.ndarray, normal: np.ndarray) -> bool:

@@ -43,17 +43,20 @@ def apply_look(image: np.ndarray, look: Look, rng: random.Random) -> np.ndarray:
     height, width = image.shape[:2]
     frame = image.astype(np.float32)
     gains = np.array([1 - 0.18 * look.warmth, 1.0, 1 + 0.15 * look.warmth], np.float32) * look.exposure
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    cx, cy = width * rng.uniform(0.3, 0.7), height * rng.uniform(0.3, 0.7)
-    radius = ((xs - cx) ** 2 + (ys - cy) ** 2) / (width**2 + height**2)
-    frame *= gains[None, None, :] * (1 - look.falloff * radius * 2)[:, :, None]
+    # Falloff is smooth: compute it on a small grid and enlarge.
+    ys, xs = np.mgrid[0:32, 0:32].astype(np.float32) / 31
+    cx, cy = rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7)
+    aspect = np.float32(height / width)
+    radius = ((xs - cx) ** 2 + ((ys - cy) * aspect) ** 2) / (1 + aspect**2)
+    light = cv2.resize((1 - look.falloff * radius * 2).astype(np.float32), (width, height))
+    frame *= light[:, :, None]
+    frame *= gains[None, None, :]
     if look.defocus_px > 0:
         frame = cv2.GaussianBlur(frame, (0, 0), look.defocus_px)
     if look.motion_px > 0:
         frame = cv2.filter2D(frame, -1, _motion_kernel(look.motion_px, look.motion_angle_deg))
-    noise = np.random.default_rng(rng.randrange(2**32))
-    frame += noise.normal(0, look.noise, frame.shape).astype(np.float32)
-    frame = np.clip(frame, 0, 255).astype(np.uint8)
+    noise = np.random.default_rng(rng.randrange(2**32))  # seeded: the same scene gives the same photo
+    frame = cv2.convertScaleAbs(frame + noise.standard_normal(frame.shape, dtype=np.float32) * np.float32(look.noise))
     ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, look.jpeg_quality])
     assert ok
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR)

@@ -68,10 +68,9 @@ def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.nd
 
 def _body(colour: Colour, width: int, height: int, rng: random.Random) -> np.ndarray:
     """A body colour with a faint gradient and grain, as moulded plastic or bone."""
-    grain = np.random.default_rng(rng.randrange(2**32)).normal(0, 2.5, (height, width, 1))
-    ramp = np.linspace(-6, 6, width)[None, :, None] * rng.choice((-1, 1))
-    face = np.asarray(colour, np.float32)[None, None, :] + grain + ramp
-    return np.clip(face, 0, 255).astype(np.uint8)
+    grain = np.random.default_rng(rng.randrange(2**32)).standard_normal((height, width), dtype=np.float32) * 2.5
+    grain += np.linspace(-6, 6, width, dtype=np.float32)[None, :] * rng.choice((-1, 1))
+    return cv2.merge([cv2.convertScaleAbs(grain + float(channel)) for channel in colour])
 
 
 def _pip(

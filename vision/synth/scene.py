@@ -373,7 +373,7 @@ def _table_frame(scene: Scene, camera: Any, rng: random.Random) -> np.ndarray:
     target, radius = scene.extent_mm()
     low = np.maximum(corners.min(axis=0), target[:2] - 6 * radius)
     high = np.minimum(corners.max(axis=0), target[:2] + 6 * radius)
-    mm_per_px = max((high - low).max() / 1600, 0.2)
+    mm_per_px = max((high - low).max() / 1400, 0.2)
     size = np.maximum(((high - low) / mm_per_px).astype(int), 2)
     texture = render_table(scene.table, (int(size[0]), int(size[1])), mm_per_px, rng)
     table_from_texture = np.array([[mm_per_px, 0, low[0]], [0, mm_per_px, low[1]], [0, 0, 1]])

@@ -31,32 +31,45 @@ def render_table(kind: str, size_px: tuple[int, int], mm_per_px: float, rng: ran
 
 
 def _flat(width: int, height: int, colour: tuple[int, ...], noise: np.random.Generator, grain: float) -> np.ndarray:
-    small = noise.normal(0, grain, (max(2, height // 8), max(2, width // 8), 1)).astype(np.float32)
-    blotches = cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)[:, :, None]
-    fine = noise.normal(0, grain / 2, (height, width, 1))
-    return np.clip(np.asarray(colour, np.float32) + blotches + fine, 0, 255).astype(np.uint8)
+    """A colour with soft blotches and fine grain (felt, cloth, paper, a dark tabletop)."""
+    small = noise.standard_normal((max(2, height // 8), max(2, width // 8)), dtype=np.float32) * grain
+    texture = cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)
+    texture += _grain(noise, height, width, grain / 2)
+    return _tinted(texture, colour)
+
+
+def _grain(noise: np.random.Generator, height: int, width: int, sigma: float) -> np.ndarray:
+    return noise.standard_normal((height, width), dtype=np.float32) * np.float32(sigma)
+
+
+def _tinted(offset: np.ndarray, colour: tuple[int, ...] | np.ndarray) -> np.ndarray:
+    """A one-channel offset added to a colour, as uint8 BGR."""
+    planes = [cv2.add(offset, float(channel)) for channel in colour]
+    return cv2.merge([cv2.convertScaleAbs(plane) for plane in planes])
 
 
 def _wood(width: int, height: int, mm_per_px: float, rng: random.Random, noise: np.random.Generator) -> np.ndarray:
-    """Planks with grain running along x."""
+    """Planks with grain running along x (drawn at half size: grain is smooth)."""
     base = np.asarray(rng.choice([(40, 80, 140), (30, 60, 100), (70, 120, 170), (20, 40, 70)]), np.float32)
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32) * mm_per_px
+    half_w, half_h = max(2, width // 2), max(2, height // 2)
+    ys, xs = np.mgrid[0:half_h, 0:half_w].astype(np.float32) * np.float32(mm_per_px * 2)
     plank_mm = rng.uniform(80, 160)
     plank = np.floor(ys / plank_mm)
     wobble = 4 * np.sin(xs / rng.uniform(60, 200) + plank * 1.7)
     grain = np.sin((ys + wobble) * rng.uniform(0.8, 1.6)) * 0.5 + np.sin((ys + 2 * wobble) * 0.23) * 0.5
     shade = 1 + 0.08 * grain + 0.06 * np.cos(plank * 2.3)
-    seams = (np.abs(ys - (plank + 1) * plank_mm) < 0.8 * max(1.0, mm_per_px)).astype(np.float32)
-    texture = base[None, None, :] * shade[:, :, None] * (1 - 0.5 * seams[:, :, None])
-    texture += noise.normal(0, 3, (height, width, 1))
-    return np.clip(texture, 0, 255).astype(np.uint8)
+    seams = np.abs(ys - (plank + 1) * plank_mm) < 1.6 * max(1.0, mm_per_px)
+    shade = np.where(seams, shade * 0.5, shade).astype(np.float32)
+    shade = cv2.resize(shade, (width, height), interpolation=cv2.INTER_LINEAR)
+    planes = [cv2.convertScaleAbs(shade * channel + _grain(noise, height, width, 3)) for channel in base]
+    return cv2.merge(planes)
 
 
 def _cloth(width: int, height: int, mm_per_px: float, rng: random.Random, noise: np.random.Generator) -> np.ndarray:
     """Checks, stripes or dots: the patterned cloths that break plain thresholds."""
     first = np.asarray(rng.choice([(40, 40, 180), (160, 90, 30), (40, 120, 40), (200, 200, 200)]), np.float32)
     second = np.asarray(rng.choice([(235, 235, 235), (30, 30, 30), (90, 200, 230)]), np.float32)
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32) * mm_per_px
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32) * np.float32(mm_per_px)
     period = rng.uniform(8, 40)
     pattern = rng.choice(["checks", "stripes", "dots"])
     if pattern == "checks":
@@ -69,6 +82,6 @@ def _cloth(width: int, height: int, mm_per_px: float, rng: random.Random, noise:
             np.float32
         )
     mix = cv2.GaussianBlur(mix.astype(np.float32), (0, 0), max(0.5, 0.6 / mm_per_px))
-    texture = first[None, None, :] * (1 - mix[:, :, None]) + second[None, None, :] * mix[:, :, None]
-    texture += noise.normal(0, 5, (height, width, 1))
-    return np.clip(texture, 0, 255).astype(np.uint8)
+    grain = _grain(noise, height, width, 5)
+    planes = [cv2.convertScaleAbs(a + (b - a) * mix + grain) for a, b in zip(first, second, strict=True)]
+    return cv2.merge(planes)
