@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test check bench clean
+.PHONY: run test bench eval realism train-deps clean
 
 # The run time: the package and its (light) dependencies.
 $(BIN)/hubcam: pyproject.toml
@@ -25,12 +25,31 @@ run: $(BIN)/hubcam
 	@echo "referee report: out/referee-round-00.json; logs: out/logs/; scoresheet: out/scoresheet.csv"
 
 test: $(VENV)/.dev
-	$(BIN)/ruff check engine api tests benchmarks
+	$(BIN)/ruff check engine api vision calibration tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest
 
+# Benchmarks write their numbers to benchmarks/results/ (quoted by the README).
 bench: $(BIN)/hubcam
 	$(BIN)/python -m benchmarks.referee_bench
+	$(BIN)/python -m benchmarks.synth_bench
+
+# The classical baseline measured on the real photos and on a synthetic hand set. Reports (with
+# overlays of real photos) stay in out/, which is not committed; only the summaries are copied.
+eval: $(BIN)/hubcam
+	$(BIN)/hubcam eval --real --out out/eval/real-baseline
+	cp out/eval/real-baseline/summary.md benchmarks/results/eval-real-baseline.md
+	$(BIN)/hubcam synth --kind hand --n 100 --seed 7 --out out/synth/hand-seed7
+	$(BIN)/hubcam eval --set out/synth/hand-seed7 --out out/eval/synth-hand-baseline
+	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
+
+# Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).
+train-deps: $(BIN)/hubcam
+	$(BIN)/python -m pip install --quiet -e '.[train]'
+
+# Renderer realism: each renderer choice switched off in turn, measured on the real photos (~25 min).
+realism: train-deps
+	$(BIN)/python -m benchmarks.realism
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -12,6 +12,7 @@ import json
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -40,35 +41,38 @@ def load_gt_json(label_path: Path) -> LabelledImage:
     ``pose``, ``cut``, ``flags``, ``hub``, ``engine`` and ``trains``)."""
     try:
         data = json.loads(label_path.read_text(encoding="utf-8"))
-        tiles = tuple(
-            LabelledTile(
-                corners=np.array(tile["corners"], dtype=np.float32),
-                pips=(int(tile["pips"][0]), int(tile["pips"][1])),
-                unreadable=bool(tile.get("unreadable", False)),
-                pose=str(tile.get("pose", FACE_UP)),
-                cut=bool(tile.get("cut", False)),
-            )
-            for tile in data["tiles"]
-        )
-        extra = {
-            key: data[key] for key in ("notes", "total_pips", "hub", "engine", "trains", "kind", "set") if key in data
-        }
-        image = LabelledImage(
-            path=label_path.with_name(data["image"]),
-            width=int(data["width"]),
-            height=int(data["height"]),
-            tiles=tiles,
-            source=label_path.parent.name,
-            chains=tuple(tuple(int(index) for index in chain) for chain in data.get("chains", [])),
-            flags=tuple(data.get("flags", [])),
-            extra=extra,
-        )
+        image = label_from_json(data, label_path.with_name(data["image"]), label_path.parent.name)
     except (OSError, ValueError, KeyError, TypeError, IndexError) as error:
         raise LabelError(f"{label_path}: cannot read label ({type(error).__name__}: {error})") from None
     stated = image.extra.get("total_pips")
     if stated is not None and stated != image.total_pips:
         raise LabelError(f"{label_path}: total_pips is {stated} but the tiles add up to {image.total_pips}")
     return image
+
+
+def label_from_json(data: dict[str, Any], image_path: Path, source: str) -> LabelledImage:
+    """A label in the ``.gt.json`` schema as a LabelledImage (raises KeyError, ValueError on bad data)."""
+    tiles = tuple(
+        LabelledTile(
+            corners=np.array(tile["corners"], dtype=np.float32),
+            pips=(int(tile["pips"][0]), int(tile["pips"][1])),
+            unreadable=bool(tile.get("unreadable", False)),
+            pose=str(tile.get("pose", FACE_UP)),
+            cut=bool(tile.get("cut", False)),
+        )
+        for tile in data["tiles"]
+    )
+    extra = {key: data[key] for key in ("notes", "total_pips", "hub", "engine", "trains", "kind", "set") if key in data}
+    return LabelledImage(
+        path=image_path,
+        width=int(data["width"]),
+        height=int(data["height"]),
+        tiles=tiles,
+        source=source,
+        chains=tuple(tuple(int(index) for index in chain) for chain in data.get("chains", [])),
+        flags=tuple(data.get("flags", [])),
+        extra=extra,
+    )
 
 
 def load_folder(folder: Path) -> list[LabelledImage]:

@@ -6,6 +6,7 @@ the seed); ``render(scene)`` photographs it and returns the image with its label
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.effects import apply_look, random_look
 from vision.synth.face import render_back, render_face
 from vision.synth.render import Box, Prism, cast_shadows, random_light
-from vision.synth.styles import TileStyle, random_tile_style
+from vision.synth.styles import PIP_STYLES, TileStyle, random_tile_style
 from vision.synth.table import TABLE_KINDS, render_table
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -34,6 +35,23 @@ MARKER_COLOURS = (
     (20, 20, 20),
     (40, 120, 240),
 )
+
+
+@dataclass(frozen=True)
+class SceneOptions:
+    """The renderer's choices that matter for realism, each of which can be switched off to
+    measure what it does for real photos (benchmarks/realism.py)."""
+
+    pip_styles: tuple[str, ...] = PIP_STYLES
+    """Which pip looks sets may have: 'colour' (the colour code), 'black', 'white' (dark tiles)."""
+    glare: bool = True
+    shadows: bool = True
+    photo: bool = True
+    """Lens distortion, light colour, falloff, blur, sensor noise and JPEG."""
+    max_tilt_deg: float = 45.0
+
+
+FULL = SceneOptions()
 
 
 @dataclass
@@ -85,11 +103,12 @@ class Scene:
 # --- layouts ---------------------------------------------------------------------------
 
 
-def make_scene(kind: str, seed: int) -> Scene:
+def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     """A random scene of ``kind`` ('hand' or 'table'), the same for the same seed."""
     rng = random.Random(seed)
     highest = rng.choice(SET_SIZES)
-    scene = Scene(kind, seed, highest, random_tile_style(rng, highest), rng.choice(TABLE_KINDS))
+    style = random_tile_style(rng, highest, options.pip_styles)
+    scene = Scene(kind, seed, highest, style, rng.choice(TABLE_KINDS))
     if kind == "hand":
         _lay_hand(scene, rng)
     elif kind == "table":
@@ -97,6 +116,9 @@ def make_scene(kind: str, seed: int) -> Scene:
     else:
         raise ValueError(f"invalid scene kind: {kind!r} (expected hand or table)")
     _add_glare(scene, rng)
+    if not options.glare:
+        for tile in scene.tiles:
+            tile.glare = 0.0
     return scene
 
 
@@ -327,14 +349,13 @@ def _shuffled_set(highest: int, rng: random.Random) -> list[tuple[int, int]]:
 # --- rendering -----------------------------------------------------------------------------
 
 
-DEFAULT_CAMERA = CameraChoice()
 CLEAN_CAMERA = CameraChoice(max_tilt_deg=0.0, k1=(0.0, 0.0), fill=(1.2, 1.2))
 
 
 def render(
     scene: Scene,
     size_px: tuple[int, int] = (1280, 960),
-    camera_choice: CameraChoice = DEFAULT_CAMERA,
+    options: SceneOptions = FULL,
     clean: bool = False,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Photograph a scene: the BGR image and its label (the ``.gt.json`` schema, extended).
@@ -345,6 +366,7 @@ def render(
     if rng.random() < 0.3:
         size_px = (size_px[1], size_px[0])  # portrait
     target, radius = scene.extent_mm()
+    camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg)
     if clean:
         camera_choice = CLEAN_CAMERA
         for tile in scene.tiles:
@@ -353,13 +375,18 @@ def render(
     light = random_light(np.random.default_rng(rng.randrange(2**32)))
     frame = _table_frame(scene, camera, rng)
     objects = _objects(scene, camera, rng)
-    cast_shadows(frame, camera, light, [item.outline() for item, _ in objects])
+    if options.shadows:
+        cast_shadows(frame, camera, light, [item.outline() for item, _ in objects])
     for item, _ in sorted(objects, key=lambda pair: -camera.distance(pair[0].centre)):
         item.draw(frame, camera, light)
     if clean:
         return frame, _label(scene, camera, objects)
-    frame = camera.distort_image(frame)
-    image = apply_look(frame, random_look(rng), rng)
+    look = random_look(rng)
+    if options.photo:
+        image = apply_look(camera.distort_image(frame), look, rng)
+    else:
+        camera = dataclasses.replace(camera, k1=0.0)  # no lens distortion either: labels must follow
+        image = frame
     return image, _label(scene, camera, objects)
 
 

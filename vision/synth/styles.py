@@ -56,14 +56,19 @@ class TileStyle:
         return (245, 245, 245) if self.pips == "white" else (25, 25, 25)
 
 
-def random_tile_style(rng: random.Random, highest: int) -> TileStyle:
+PIP_STYLES = ("colour", "black", "white")
+
+
+def random_tile_style(rng: random.Random, highest: int, pip_styles: tuple[str, ...] = PIP_STYLES) -> TileStyle:
     """A set's look: light bodies with coloured or black pips, or dark bodies with white pips."""
-    if rng.random() < 0.2:
+    if "white" in pip_styles and (rng.random() < 0.2 or pip_styles == ("white",)):
         body = rng.choice(DARK_BODIES)
         pips, divider = "white", (210, 210, 210)
     else:
         body = _jitter(rng, rng.choice((IVORY, WHITE, CREAM)), 12)
-        pips = "colour" if rng.random() < (0.7 if highest >= 9 else 0.4) else "black"
+        light_styles = [style for style in ("colour", "black") if style in pip_styles] or ["black"]
+        coloured = rng.random() < (0.7 if highest >= 9 else 0.4)
+        pips = "colour" if coloured and "colour" in light_styles else light_styles[-1]
         divider = rng.choice([(30, 30, 30), (60, 60, 60), (40, 110, 170)])
     length = {6: 48.0, 9: 50.0, 12: 54.0, 15: 54.0, 18: 57.0}[highest] * rng.uniform(0.93, 1.07)
     return TileStyle(
