@@ -22,7 +22,7 @@ from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
 from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.synth.scene import make_scene, render
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Bump when a change to the renderer changes what a seed draws."""
 
 OBB_CLASSES = {FACE_UP: 0, FACE_DOWN: 1, STANDING: 2}

@@ -193,8 +193,7 @@ def _lay_table(scene: Scene, rng: random.Random) -> None:
         _grow_train(scene, train, footprints, pool, engine_number, direction, rng)
         scene.trains.append(train)
         if train.tiles and owner != "mexican" and rng.random() < 0.35:
-            train.marker = True
-            _add_marker(scene, train, rng)
+            train.marker = _add_marker(scene, train, footprints, rng)
     for _ in range(rng.randint(0, 4)):  # loose tiles around the table
         radius = hub_radius + length * rng.uniform(3, 6)
         angle = rng.uniform(0, 2 * math.pi)
@@ -245,20 +244,19 @@ def _grow_train(
         direction += bend
 
 
-def _add_marker(scene: Scene, train: Train, rng: random.Random) -> None:
-    """A small train marker beside the train's last tile."""
+def _add_marker(scene: Scene, train: Train, footprints: list[Any], rng: random.Random) -> bool:
+    """A small train marker beside the train's last tile, if there is room for it."""
     last = scene.tiles[train.tiles[-1]]
-    across = (
-        np.array([-math.sin(last.angle), math.cos(last.angle)]) * scene.style.size_mm[1] * rng.choice([-1, 1]) * 1.1
-    )
+    width = scene.style.size_mm[1]
+    across = np.array([-math.sin(last.angle), math.cos(last.angle)]) * width * rng.choice([-1, 1]) * 1.1
     centre = np.array(last.centre_mm) + across
-    scene.markers.append(
-        (
-            (float(centre[0]), float(centre[1])),
-            last.angle + rng.uniform(-0.4, 0.4),
-            MARKER_COLOURS[train.slot % len(MARKER_COLOURS)],
-        )
-    )
+    angle = last.angle + rng.uniform(-0.4, 0.4)
+    footprint = ((float(centre[0]), float(centre[1])), angle, (width * 0.9, width * 0.45))
+    if any(_overlap(footprint, other) for other in footprints):
+        return False
+    footprints.append(footprint)
+    scene.markers.append((footprint[0], angle, MARKER_COLOURS[train.slot % len(MARKER_COLOURS)]))
+    return True
 
 
 def _flag_train_faults(scene: Scene) -> None:
@@ -369,12 +367,10 @@ def render(
     camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg)
     if clean:
         camera_choice = CLEAN_CAMERA
-        for tile in scene.tiles:
-            tile.glare = 0.0
     camera = random_camera(rng, target, radius, size_px, camera_choice)
     light = random_light(np.random.default_rng(rng.randrange(2**32)))
     frame = _table_frame(scene, camera, rng)
-    objects = _objects(scene, camera, rng)
+    objects = _objects(scene, camera, rng, glare=not clean)
     if options.shadows:
         cast_shadows(frame, camera, light, [item.outline() for item, _ in objects])
     for item, _ in sorted(objects, key=lambda pair: -camera.distance(pair[0].centre)):
@@ -409,7 +405,7 @@ def _table_frame(scene: Scene, camera: Any, rng: random.Random) -> np.ndarray:
     )
 
 
-def _objects(scene: Scene, camera: Any, rng: random.Random) -> list[tuple[Any, int | None]]:
+def _objects(scene: Scene, camera: Any, rng: random.Random, glare: bool = True) -> list[tuple[Any, int | None]]:
     """Boxes and prisms to draw, each with the index of the tile it is (None for others)."""
     length, width, thickness = scene.style.size_mm
     objects: list[tuple[Any, int | None]] = []
@@ -432,7 +428,7 @@ def _objects(scene: Scene, camera: Any, rng: random.Random) -> list[tuple[Any, i
         a = np.array([math.cos(tile.angle), math.sin(tile.angle), 0.0])
         b = np.cross(UP, a)
         base = np.array([*tile.centre_mm, tile.z_mm])
-        face = render_face(tile.pips, scene.style, texture_px, rng, tile.glare)
+        face = render_face(tile.pips, scene.style, texture_px, rng, tile.glare if glare else 0.0)
         back = render_back(scene.style, texture_px, rng)
         if tile.pose == STANDING:
             box = Box(base, (a, b, UP), (length, thickness, width), scene.style.body, {"front": face, "back": back})
