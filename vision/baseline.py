@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.eval.metrics import PredictedTile, Prediction
+from vision.geometry import short_edge_first
 
 
 @dataclass(frozen=True)
@@ -75,14 +76,6 @@ def find_tile_boxes(image_bgr: np.ndarray, config: BaselineConfig) -> list[np.nd
             continue
         boxes.append(short_edge_first(cv2.boxPoints(((cx, cy), (w, h), angle))))
     return boxes
-
-
-def short_edge_first(corners: np.ndarray) -> np.ndarray:
-    """Reorder a rectangle's corners so that corners[0]->corners[1] is a short edge."""
-    corners = np.asarray(corners, dtype=np.float32)
-    if np.linalg.norm(corners[1] - corners[0]) > np.linalg.norm(corners[2] - corners[1]):
-        corners = np.roll(corners, -1, axis=0)
-    return corners
 
 
 def count_pips(image_bgr: np.ndarray, corners: np.ndarray, config: BaselineConfig) -> tuple[int, int]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -100,14 +99,18 @@ def write_contact_sheet(folder: Path, names: Sequence[str]) -> None:
     cv2.imwrite(str(folder / "contact_sheet.jpg"), contact_sheet(images, captions), [cv2.IMWRITE_JPEG_QUALITY, 85])
 
 
-def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: float = 0.1, seed: int = 0) -> Path:
-    """An Ultralytics OBB dataset: images and ``class x1 y1 ... x4 y4`` (normalised) labels, and data.yaml."""
-    rng = random.Random(seed)
+def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: float = 0.1) -> Path:
+    """An Ultralytics OBB dataset: images and ``class x1 y1 ... x4 y4`` (normalised) labels, and data.yaml.
+
+    Every k-th image goes to validation (k = 1 / val_share), so the split is fixed and never empty;
+    with ``val_share`` 0 the training images also serve as validation.
+    """
     for split in ("train", "val"):
         (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
         (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
-    for label in tqdm(labels, desc="exporting OBB", unit="image"):
-        split = "val" if rng.random() < val_share else "train"
+    period = max(2, round(1 / val_share)) if val_share > 0 else 0
+    for index, label in enumerate(tqdm(labels, desc="exporting OBB", unit="image")):
+        split = "val" if period and index % period == period - 1 else "train"
         stem = f"{label.source}_{label.path.stem}".replace("/", "_")
         target = out_dir / "images" / split / f"{stem}{label.path.suffix.lower()}"
         if not target.exists():
@@ -120,7 +123,8 @@ def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: f
         (out_dir / "labels" / split / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     data = out_dir / "data.yaml"
     names = "\n".join(f"  {index}: {name}" for index, name in enumerate(OBB_NAMES))
-    data.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    val = "images/val" if period else "images/train"
+    data.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: {val}\nnames:\n{names}\n")
     return data
 
 

@@ -1,0 +1,97 @@
+"""The tile detector at run time: an Ultralytics OBB model exported to ONNX, run by onnxruntime.
+
+Pre- and post-processing follow Ultralytics exactly (letterbox to a square padded with
+grey 114, RGB scaled to 0-1; output ``(1, 4 + classes + 1, anchors)`` holding centre,
+size, class scores and angle in the letterboxed frame), so the exported model finds
+what the trained one found.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.geometry import short_edge_first, xywhr_to_corners
+
+
+@dataclass(frozen=True)
+class Detections:
+    corners: np.ndarray
+    """``(n, 4, 2)`` float32 pixel corners; corners[0]->corners[1] a short edge."""
+    scores: np.ndarray
+    """``(n,)`` float32 class confidence."""
+    classes: np.ndarray
+    """``(n,)`` int class index (see the model card's names)."""
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    scale: float
+    pad_x: float
+    pad_y: float
+
+
+def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to ``size`` x ``size`` with grey 114, centred."""
+    height, width = image_bgr.shape[:2]
+    scale = min(size / height, size / width)
+    new_w, new_h = round(width * scale), round(height * scale)
+    resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_LINEAR) if scale != 1 else image_bgr
+    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    top, left = round(pad_y - 0.1), round(pad_x - 0.1)
+    canvas = cv2.copyMakeBorder(
+        resized, top, size - new_h - top, left, size - new_w - left, cv2.BORDER_CONSTANT, value=(114, 114, 114)
+    )
+    return canvas, Letterbox(scale, left, top)
+
+
+def decode(output: np.ndarray, box: Letterbox, conf: float = 0.25, iou: float = 0.5, max_det: int = 300) -> Detections:
+    """Turn the raw ``(1, 4 + nc + 1, n)`` output into detections in the original image's pixels."""
+    predictions = output[0].T  # (n, 4 + nc + 1)
+    scores_all = predictions[:, 4:-1]
+    classes = scores_all.argmax(axis=1)
+    scores = scores_all[np.arange(len(predictions)), classes]
+    keep = scores >= conf
+    boxes = predictions[keep][:, [0, 1, 2, 3, -1]]
+    scores, classes = scores[keep], classes[keep]
+    if len(boxes):
+        rotated = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(b[4]))) for b in boxes]
+        chosen = np.array(cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou), dtype=int).reshape(-1)
+        chosen = chosen[np.argsort(-scores[chosen])][:max_det]
+        boxes, scores, classes = boxes[chosen], scores[chosen], classes[chosen]
+    corners = xywhr_to_corners(boxes)
+    corners = (corners - np.array([box.pad_x, box.pad_y], np.float32)) / box.scale
+    corners = np.stack([short_edge_first(quad) for quad in corners]) if len(corners) else corners.reshape(0, 4, 2)
+    return Detections(corners.astype(np.float32), scores.astype(np.float32), classes.astype(int))
+
+
+class OBBDetector:
+    """Load once, call per image. ``card`` beside the model gives its image size and class names."""
+
+    def __init__(self, model_path: Path, imgsz: int | None = None, conf: float = 0.25, iou: float = 0.5) -> None:
+        import onnxruntime
+
+        if not model_path.exists():
+            raise FileNotFoundError(f"no detector model at {model_path}")
+        card_path = model_path.with_name("card.json")
+        card = json.loads(card_path.read_text()) if card_path.exists() else {}
+        self.imgsz = imgsz or int(card.get("recipe", {}).get("imgsz", 640))
+        self.names: list[str] = card.get("names", ["tile"])
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 2
+        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        self.conf, self.iou = conf, iou
+
+    def __call__(self, image_bgr: np.ndarray) -> Detections:
+        padded, box = letterbox(image_bgr, self.imgsz)
+        blob = cv2.dnn.blobFromImage(padded, 1 / 255, swapRB=True)
+        (output,) = self.session.run(None, {self.input_name: blob})
+        return decode(output, box, self.conf, self.iou)

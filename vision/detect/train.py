@@ -1,0 +1,111 @@
+"""Training the tile detector with Ultralytics: the one module that imports it (train extra).
+
+A model is built from its yaml (no pretrained weights can be had here), trained on
+an OBB dataset exported from synthetic sets, with a recipe recorded in full, and
+exported to ONNX beside a model card. Nothing is downloaded: ``YOLO_OFFLINE`` is
+set, the settings live in the project's ``.yolo/`` folder, AMP (whose check fetches
+weights) and plots (which fetch a font) are off, and the ONNX export is not
+simplified (which would install onnxslim).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    model: str = "yolo11n-obb.yaml"
+    imgsz: int = 640
+    epochs: int = 30
+    batch: int = 16
+    seed: int = 0
+    workers: int = 2
+    patience: int = 50
+    mosaic: float = 1.0
+    degrees: float = 0.0
+    """Scenes already turn every way; extra rotation would only blur the labels."""
+
+
+def _offline_ultralytics() -> Any:
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / ".yolo"))
+    from ultralytics import YOLO
+
+    return YOLO
+
+
+def train(data_yaml: Path, run_dir: Path, recipe: Recipe, resume: bool = False) -> tuple[Path, float]:
+    """Train (or resume) and return the best weights and the seconds it took."""
+    YOLO = _offline_ultralytics()
+    start = time.perf_counter()
+    last = run_dir / "weights" / "last.pt"
+    if resume and last.exists():
+        model = YOLO(str(last))
+        model.train(resume=True)
+    else:
+        model = YOLO(recipe.model, task="obb")
+        model.train(
+            data=str(data_yaml),
+            project=str(run_dir.parent),
+            name=run_dir.name,
+            exist_ok=True,
+            imgsz=recipe.imgsz,
+            epochs=recipe.epochs,
+            batch=recipe.batch,
+            seed=recipe.seed,
+            deterministic=True,
+            workers=recipe.workers,
+            patience=recipe.patience,
+            mosaic=recipe.mosaic,
+            degrees=recipe.degrees,
+            pretrained=False,
+            amp=False,
+            plots=False,
+            device="cpu",
+            verbose=False,
+        )
+    best = run_dir / "weights" / "best.pt"
+    return (best if best.exists() else last), time.perf_counter() - start
+
+
+def validate(weights: Path, data_yaml: Path, imgsz: int) -> dict[str, float]:
+    """mAP50 and mAP50-95 on the dataset's validation split."""
+    YOLO = _offline_ultralytics()
+    metrics = YOLO(str(weights)).val(data=str(data_yaml), imgsz=imgsz, device="cpu", plots=False, verbose=False)
+    return {"mAP50": round(float(metrics.box.map50), 4), "mAP50_95": round(float(metrics.box.map), 4)}
+
+
+def export_onnx(weights: Path, out_dir: Path, imgsz: int) -> Path:
+    """Export to ONNX (opset 17, no NMS inside: hubcam's decoder does it) into ``out_dir/model.onnx``."""
+    YOLO = _offline_ultralytics()
+    exported = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / "model.onnx"
+    shutil.copyfile(exported, target)
+    return target
+
+
+def write_card(out_dir: Path, recipe: Recipe, data: dict[str, Any], seconds: float, metrics: dict[str, Any]) -> Path:
+    """The model card: data, recipe, time taken and metrics, beside the model."""
+    card = {
+        "model": "model.onnx",
+        "task": "obb",
+        "names": ["tile", "tile_face_down", "tile_standing"],
+        "recipe": asdict(recipe),
+        "data": data,
+        "training_seconds": round(seconds),
+        "metrics": metrics,
+        "trained_on": time.strftime("%Y-%m-%d"),
+    }
+    path = out_dir / "card.json"
+    path.write_text(json.dumps(card, indent=2) + "\n")
+    return path
