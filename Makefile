@@ -37,10 +37,10 @@ bench: $(BIN)/hubcam
 # The classical baseline measured on the real photos and on a synthetic hand set. Reports (with
 # overlays of real photos) stay in out/, which is not committed; only the summaries are copied.
 eval: $(BIN)/hubcam
-	$(BIN)/hubcam eval --real --out out/eval/real-baseline
+	$(BIN)/hubcam eval --real --pipeline baseline --out out/eval/real-baseline
 	cp out/eval/real-baseline/summary.md benchmarks/results/eval-real-baseline.md
 	$(BIN)/hubcam synth --kind hand --n 100 --seed 7 --out out/synth/hand-seed7
-	$(BIN)/hubcam eval --set out/synth/hand-seed7 --out out/eval/synth-hand-baseline
+	$(BIN)/hubcam eval --set out/synth/hand-seed7 --pipeline baseline --out out/eval/synth-hand-baseline
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
 
 # Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).

@@ -88,13 +88,33 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--val", type=float, default=0.1, help="share of images for validation (yolo-obb)")
     export.set_defaults(run=run_export)
 
+    score = verbs.add_parser("score", help="read the tiles in hand photos and total their pips")
+    score.add_argument("photos", nargs="+", type=Path, help="JPEG or PNG photos")
+    score.add_argument("--json", action="store_true", help="one JSON line per photo")
+    score.add_argument("--overlay", type=Path, metavar="DIR", help="write each photo with its tiles drawn on")
+    score.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=18, help="the set's highest double")
+    score.add_argument("--timings", action="store_true", help="add time per stage (ms)")
+    score.set_defaults(run=run_score)
+
+    train = verbs.add_parser("train", help="train a model (needs the train extra: make train-deps)")
+    train.add_argument("model", choices=["detector", "pips"], help="the tile detector, or the pip counter")
+    train.add_argument("--sets", type=Path, nargs="*", default=[], help="detector: synthetic sets to train on")
+    train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
+    train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
+    train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
+    train.add_argument("--scenes", type=int, default=None, help="pips: synthetic scenes to render")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
+    train.add_argument("--out", type=Path, help="model folder (default models/tile-detector or models/pip-counter)")
+    train.set_defaults(run=run_train)
+
     ev = verbs.add_parser("eval", help="measure a pipeline on labelled photos, real or synthetic")
     source = ev.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--real", nargs="?", const="", metavar="DIR", help="the labelled real photos (default ../shared/real)"
     )
     source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
-    ev.add_argument("--pipeline", choices=["baseline"], default="baseline", help="what to run (default: baseline)")
+    ev.add_argument("--pipeline", choices=["hubcam", "baseline"], default="hubcam", help="what to run (default hubcam)")
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
     ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
     ev.add_argument("--limit", type=int, help="only the first N images")
@@ -222,12 +242,123 @@ def run_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         report = evaluate(labels, out, predictions=predictions, title=f"predictions on {name}", worst=args.worst)
     else:
-        from vision.baseline import read_tiles
-
-        report = evaluate(labels, out, pipeline=read_tiles, title=f"{args.pipeline} on {name}", worst=args.worst)
+        report = evaluate(
+            labels, out, pipeline=_pipeline(args.pipeline), title=f"{args.pipeline} on {name}", worst=args.worst
+        )
     print((out / "summary.md").read_text())
     print(f"report: {out}/summary.md, per_image.csv, worst.jpg")
     return 0 if report["images"] else 1
+
+
+def _pipeline(name: str) -> Any:
+    if name == "baseline":
+        from vision.baseline import read_tiles
+
+        return read_tiles
+    from vision.pipeline import HandScorer
+
+    try:
+        return HandScorer()
+    except FileNotFoundError as error:
+        raise UsageError(f"{error} (train one: hubcam train detector / hubcam train pips)") from None
+
+
+def run_score(args: argparse.Namespace) -> int:
+    import time
+
+    import cv2
+
+    from vision.draw import MAGENTA, RED, draw_tile, thickness_for
+    from vision.photo import PhotoError, read_photo
+    from vision.pipeline import HandScorer, is_cut
+
+    try:
+        scorer = HandScorer(highest=args.set)
+    except FileNotFoundError as error:
+        raise UsageError(f"{error} (train one: hubcam train detector / hubcam train pips)") from None
+    if args.overlay:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for path in args.photos:
+        start = time.perf_counter()
+        try:
+            image = read_photo(path)
+        except PhotoError as error:
+            failed += 1
+            print(json.dumps({"image": str(path), "error": str(error)}) if args.json else f"{path}: error: {error}")
+            continue
+        decode_ms = (time.perf_counter() - start) * 1000
+        prediction = scorer(image)
+        height, width = image.shape[:2]
+        tiles = []
+        for tile in prediction.tiles:
+            entry: dict[str, Any] = {
+                "pips": list(tile.pips) if tile.pips else None,
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in tile.corners],
+                "confidence": round(tile.confidence, 3),
+            }
+            if is_cut(tile.corners, width, height):
+                entry["cut"] = True
+            tiles.append(entry)
+        result: dict[str, Any] = {
+            "image": str(path),
+            "width": width,
+            "height": height,
+            "tiles": tiles,
+            "total": prediction.total,
+            "uncertain": [index for index, tile in enumerate(prediction.tiles) if tile.uncertain],
+        }
+        if args.timings:
+            stages = {"decode": decode_ms, **prediction.timings_ms}
+            stages["total"] = decode_ms + prediction.timings_ms["total"]
+            result["timings_ms"] = {stage: round(ms, 1) for stage, ms in stages.items()}
+        print(json.dumps(result) if args.json else _score_text(result))
+        if args.overlay:
+            thickness = thickness_for(image)
+            for tile in prediction.tiles:
+                text = f"{tile.pips[0]}-{tile.pips[1]}" if tile.pips and not tile.uncertain else "?"
+                draw_tile(image, tile.corners, text, RED if tile.uncertain else MAGENTA, thickness)
+            cv2.imwrite(str(args.overlay / f"{path.stem}.overlay.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return 1 if failed else 0
+
+
+def _score_text(result: dict[str, Any]) -> str:
+    lines = [f"{result['image']}: {len(result['tiles'])} tiles, total {result['total']}"]
+    for index, tile in enumerate(result["tiles"]):
+        reading = (
+            "?" if index in result["uncertain"] or tile["pips"] is None else f"{tile['pips'][0]}-{tile['pips'][1]}"
+        )
+        notes = " (uncertain, not counted)" if index in result["uncertain"] else ""
+        notes += " (cut by the frame)" if tile.get("cut") else ""
+        lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile['confidence']:.2f}{notes}")
+    if "timings_ms" in result:
+        lines.append("  " + ", ".join(f"{stage} {ms} ms" for stage, ms in result["timings_ms"].items()))
+    return "\n".join(lines)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    try:
+        if args.model == "pips":
+            from vision.read.train_counter import CounterRecipe, train_and_export
+        else:
+            from vision.detect.train import Recipe
+    except ImportError as error:
+        raise UsageError(f"training needs the train extra ({error.name} is missing): make train-deps") from None
+    if args.model == "pips":
+        recipe = CounterRecipe(
+            scenes=args.scenes or CounterRecipe.scenes, epochs=args.epochs or CounterRecipe.epochs, seed=args.seed
+        )
+        card = train_and_export(args.out or Path("models/pip-counter"), recipe)
+        print(json.dumps(card, indent=2))
+        return 0
+    if not args.sets:
+        raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")
+    from vision.detect.train import train_detector
+
+    recipe = Recipe(epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=args.seed)
+    card = train_detector(args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume)
+    print(json.dumps(card, indent=2))
+    return 0
 
 
 def _parse_size(text: str) -> tuple[int, int]:

@@ -134,7 +134,7 @@ def test_cli_synth_then_eval_writes_a_report(tmp_path, capsys):
     out = tmp_path / "tables"
     assert main(["synth", "--kind", "table", "--n", "2", "--seed", "1", "--out", str(out), "--workers", "1"]) == 0
     report = tmp_path / "report"
-    assert main(["eval", "--set", str(out), "--out", str(report), "--worst", "2"]) == 0
+    assert main(["eval", "--set", str(out), "--pipeline", "baseline", "--out", str(report), "--worst", "2"]) == 0
     summary = json.loads((report / "summary.json").read_text())
     assert summary["images"] == 2 and "tile recall" in summary["rates"]
     assert (report / "per_image.csv").read_text().count("\n") == 3
@@ -144,7 +144,10 @@ def test_cli_synth_then_eval_writes_a_report(tmp_path, capsys):
 
 @needs_real
 def test_cli_eval_on_the_real_photos(tmp_path):
-    assert main(["eval", "--real", "--limit", "3", "--out", str(tmp_path / "r"), "--worst", "0"]) == 0
+    assert (
+        main(["eval", "--real", "--pipeline", "baseline", "--limit", "3", "--out", str(tmp_path / "r"), "--worst", "0"])
+        == 0
+    )
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["images"] == 3
 
 

@@ -43,8 +43,10 @@ def _offline_ultralytics() -> Any:
     return YOLO
 
 
-def train(data_yaml: Path, run_dir: Path, recipe: Recipe, resume: bool = False) -> tuple[Path, float]:
-    """Train (or resume) and return the best weights and the seconds it took."""
+def train(
+    data_yaml: Path, run_dir: Path, recipe: Recipe, resume: bool = False, hours: float | None = None
+) -> tuple[Path, float]:
+    """Train (or resume) and return the best weights and the seconds it took; ``hours`` caps the run."""
     YOLO = _offline_ultralytics()
     start = time.perf_counter()
     last = run_dir / "weights" / "last.pt"
@@ -72,6 +74,7 @@ def train(data_yaml: Path, run_dir: Path, recipe: Recipe, resume: bool = False) 
             plots=False,
             device="cpu",
             verbose=False,
+            **({"time": hours} if hours else {}),
         )
     best = run_dir / "weights" / "best.pt"
     return (best if best.exists() else last), time.perf_counter() - start
@@ -109,3 +112,28 @@ def write_card(out_dir: Path, recipe: Recipe, data: dict[str, Any], seconds: flo
     path = out_dir / "card.json"
     path.write_text(json.dumps(card, indent=2) + "\n")
     return path
+
+
+def train_detector(
+    sets: list[Path], out_dir: Path, recipe: Recipe, hours: float | None, resume: bool
+) -> dict[str, Any]:
+    """From synthetic sets to ``out_dir/model.onnx`` and its card, in one step (resumable)."""
+    from vision.data.real import load_folder
+    from vision.synth.dataset import export_yolo_obb, manifest_of
+
+    labels = [label for folder in sets for label in load_folder(folder)]
+    if not labels:
+        raise ValueError(f"no labelled images in {', '.join(map(str, sets))}")
+    work = REPO / "out" / "train"
+    data_yaml = export_yolo_obb(labels, work / "obb", val_share=0.1)
+    weights, seconds = train(data_yaml, work / "detector", recipe, resume=resume, hours=hours)
+    metrics = validate(weights, data_yaml, recipe.imgsz)
+    export_onnx(weights, out_dir, recipe.imgsz)
+    data = {
+        "sets": [{"folder": str(folder), "manifest": manifest_of(folder)} for folder in sets],
+        "images": len(labels),
+        "split": "every 10th image for validation (synthetic)",
+        "real_photos_used": False,
+    }
+    card = write_card(out_dir, recipe, data, seconds, {"synthetic_val": metrics, "hours_cap": hours})
+    return json.loads(card.read_text())

@@ -1,0 +1,123 @@
+"""The run-time detector's pre- and post-processing, photo reading, and the pip reader's halves."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect.onnx_obb import Letterbox, decode, letterbox
+from vision.geometry import short_edge_first, xywhr_to_corners
+from vision.photo import PhotoError, read_photo
+from vision.read.halves import cut_halves, rectify, split
+
+
+def test_letterbox_keeps_the_aspect_ratio_and_centres_the_image():
+    image = np.full((50, 100, 3), 200, np.uint8)
+    padded, box = letterbox(image, 64)
+    assert padded.shape == (64, 64, 3)
+    assert box.scale == pytest.approx(0.64) and (box.pad_x, box.pad_y) == (0, 16)
+    assert (padded[:16] == 114).all() and (padded[48:] == 114).all() and (padded[16:48] == 200).all()
+
+
+def test_xywhr_corners_follow_the_angle():
+    flat = xywhr_to_corners([[10, 10, 4, 2, 0]])[0]
+    assert np.allclose(flat, [[12, 11], [12, 9], [8, 9], [8, 11]])
+    upright = xywhr_to_corners([[10, 10, 4, 2, np.pi / 2]])[0]
+    assert np.allclose(sorted(map(tuple, upright.round(4))), sorted([(9, 12), (11, 12), (11, 8), (9, 8)]))
+
+
+def test_short_edge_first():
+    long_first = np.array([[0, 0], [4, 0], [4, 2], [0, 2]], np.float32)
+    assert np.linalg.norm(short_edge_first(long_first)[1] - short_edge_first(long_first)[0]) == pytest.approx(2)
+
+
+def raw_output(rows: list[tuple[float, float, float, float, list[float], float]]) -> np.ndarray:
+    """A ``(1, 4 + nc + 1, n)`` array as the exported model gives: box, class scores, angle."""
+    return np.array([[cx, cy, w, h, *scores, angle] for cx, cy, w, h, scores, angle in rows], np.float32).T[None]
+
+
+def test_decode_keeps_confident_boxes_suppresses_overlaps_and_undoes_the_letterbox():
+    output = raw_output(
+        [
+            (32, 32, 20, 10, [0.9, 0.0, 0.0], 0.0),
+            (33, 32, 20, 10, [0.8, 0.0, 0.0], 0.0),  # the same tile again, less sure
+            (10, 50, 8, 4, [0.0, 0.7, 0.0], 0.0),  # a face-down tile
+            (50, 10, 8, 4, [0.1, 0.0, 0.0], 0.0),  # below the threshold
+        ]
+    )
+    found = decode(output, Letterbox(scale=0.5, pad_x=0, pad_y=12), conf=0.25, iou=0.5)
+    assert len(found) == 2
+    assert list(found.classes) == [0, 1] and found.scores[0] == pytest.approx(0.9)
+    first = found.corners[0]
+    assert np.allclose(first.mean(axis=0), [64, 40])  # (32 - 0) / 0.5, (32 - 12) / 0.5
+    assert np.linalg.norm(first[1] - first[0]) == pytest.approx(20)  # the short edge, in original pixels
+
+
+def test_decode_of_nothing():
+    found = decode(raw_output([(5, 5, 2, 1, [0.01, 0.0, 0.0], 0.0)]), Letterbox(1, 0, 0))
+    assert len(found) == 0 and found.corners.shape == (0, 4, 2)
+
+
+def test_halves_put_each_tiles_end_on_the_left():
+    face = np.zeros((40, 80, 3), np.uint8)
+    face[:, :4] = 255  # a white stripe at the far left end (half 0's end)
+    face[:, -4:] = 128  # a grey stripe at the far right end (half 1's end)
+    first, second = split(face)
+    assert first[:, 0].mean() == 255 and second[:, 0].mean() == 128
+
+
+def test_rectify_and_cut_halves_follow_the_corner_order():
+    image = np.zeros((200, 200, 3), np.uint8)
+    cv2.rectangle(image, (50, 80), (54, 120), (255, 255, 255), -1)  # a mark at the tile's left end
+    corners = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
+    face = rectify(image, corners)
+    assert face.shape == (40, 80, 3) and face[:, :2].mean() > 200 and face[:, -2:].mean() < 10
+    assert cut_halves(image, [corners, corners]).shape == (4, 40, 40, 3)
+    assert cut_halves(image, []).shape == (0, 40, 40, 3)
+
+
+# --- photos -------------------------------------------------------------------------------
+
+
+def png_header(width: int, height: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty"),
+        (b"hello, this is text\n", "is not a JPEG or PNG image"),
+        (png_header(20_000, 20_000), "is too large: 20000x20000"),
+    ],
+)
+def test_bad_files_get_a_clear_error(tmp_path, content, message):
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(content)
+    with pytest.raises(PhotoError, match=message):
+        read_photo(path)
+
+
+def test_a_truncated_jpeg_is_refused_and_a_whole_one_read(tmp_path):
+    image = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    whole = cv2.imencode(".jpg", image)[1].tobytes()
+    (tmp_path / "whole.jpg").write_bytes(whole)
+    assert read_photo(tmp_path / "whole.jpg").shape == (120, 160, 3)
+    (tmp_path / "cut.jpg").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(PhotoError, match="truncated JPEG"):
+        read_photo(tmp_path / "cut.jpg")
+    with pytest.raises(PhotoError, match="cannot read"):
+        read_photo(tmp_path / "missing.jpg")
+
+
+def test_exif_orientation_is_applied_like_cv2_imread():
+    real = Path(__file__).resolve().parents[2] / "shared" / "real" / "yeshdev1__domino_helper" / "IMG_4384.JPG"
+    if not real.exists():
+        pytest.skip("../shared/real is not here")
+    assert read_photo(real).shape == cv2.imread(str(real)).shape

@@ -1,0 +1,1 @@
+"""Reading pips: each tile rectified, split at its divider, each half's pips counted."""

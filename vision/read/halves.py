@@ -1,0 +1,34 @@
+"""Cutting tiles into halves: the one preprocessing that training and reading share.
+
+A tile is rectified to ``(half_px, 2 * half_px)`` with the half at corners[0..1] on the
+left; each half is then a square with the tile's end on its left (the second half is
+turned round), so both halves of every tile look alike to the counter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+HALF_PX = 40
+
+
+def rectify(image_bgr: np.ndarray, corners: np.ndarray, half_px: int = HALF_PX) -> np.ndarray:
+    """The tile's face as ``(half_px, 2 * half_px, 3)``, the corners[0..1] end on the left."""
+    target = np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
+    H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
+    return cv2.warpPerspective(image_bgr, H, (2 * half_px, half_px), flags=cv2.INTER_AREA)
+
+
+def split(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A rectified face's two halves, each with the tile's end on the left."""
+    half_px = face.shape[0]
+    return face[:, :half_px], cv2.rotate(face[:, half_px:], cv2.ROTATE_180)
+
+
+def cut_halves(image_bgr: np.ndarray, corners: Sequence[np.ndarray], half_px: int = HALF_PX) -> np.ndarray:
+    """``(2n, half_px, half_px, 3)`` uint8: half 0 then half 1 of each tile in turn."""
+    halves = [half for quad in corners for half in split(rectify(image_bgr, quad, half_px))]
+    return np.stack(halves) if halves else np.zeros((0, half_px, half_px, 3), np.uint8)

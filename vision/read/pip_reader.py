@@ -1,0 +1,57 @@
+"""The pip reader at run time: a small half-counting network in ONNX, run by onnxruntime.
+
+Each half gets a count 0-18 and a confidence. A reading is refused (the tile is
+reported uncertain, never guessed) when a half's confidence is low, or when the count
+is impossible for the set in play (above its highest double).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.read.halves import HALF_PX, cut_halves
+
+
+@dataclass(frozen=True)
+class Reading:
+    pips: tuple[int, int]
+    confidence: tuple[float, float]
+    uncertain: bool
+
+
+class PipReader:
+    def __init__(self, model_path: Path, min_confidence: float = 0.6) -> None:
+        import onnxruntime
+
+        if not model_path.exists():
+            raise FileNotFoundError(f"no pip counter model at {model_path}")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 2
+        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.min_confidence = min_confidence
+
+    def probabilities(self, halves: np.ndarray) -> np.ndarray:
+        """``(n, 19)`` count probabilities for ``(n, H, W, 3)`` uint8 BGR halves."""
+        if len(halves) == 0:
+            return np.zeros((0, 19), np.float32)
+        batch = halves.transpose(0, 3, 1, 2).astype(np.float32) / 255
+        (logits,) = self.session.run(None, {"halves": batch})
+        logits = logits - logits.max(axis=1, keepdims=True)
+        odds = np.exp(logits)
+        return odds / odds.sum(axis=1, keepdims=True)
+
+    def read(self, image_bgr: np.ndarray, corners: list[np.ndarray], highest: int = 18) -> list[Reading]:
+        """Read every tile; counts above ``highest`` are impossible in the set and refused."""
+        probabilities = self.probabilities(cut_halves(image_bgr, corners, HALF_PX))
+        probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
+        counts = probabilities.argmax(axis=1)
+        confidence = probabilities.max(axis=1)  # ... and the mass it held lowers the confidence
+        readings = []
+        for tile in range(len(corners)):
+            a, b = 2 * tile, 2 * tile + 1
+            sure = (float(confidence[a]), float(confidence[b]))
+            readings.append(Reading((int(counts[a]), int(counts[b])), sure, min(sure) < self.min_confidence))
+        return readings
