@@ -1,0 +1,87 @@
+"""Benchmark ``hubcam score``: time per stage and peak memory at phone-photo resolutions.
+
+    python -m benchmarks.score_bench [--repeats 5]
+
+Each resolution runs in a fresh process (so its peak memory is its own), scoring a
+synthetic hand photo of that size several times; the median of each stage is kept.
+Issue 4's budget: the whole time at most 1.5x (decode + the detector's forward pass),
+and peak memory under 600 MB. Writes ``benchmarks/results/score.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SIZES = [(1600, 1200), (3024, 4032), (4032, 3024), (2268, 3024)]
+
+CHILD = """
+import json, resource, statistics, sys, tempfile, time
+from pathlib import Path
+import cv2
+from vision.detect.onnx_obb import letterbox
+from vision.pipeline import HandScorer
+from vision.photo import read_photo
+from vision.synth.scene import make_scene, render
+width, height, repeats = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+image, label = render(make_scene("hand", 777), (width, height))
+image = cv2.resize(image, (width, height)) if image.shape[1] != width else image
+path = Path(tempfile.mkdtemp()) / "photo.jpg"
+cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+scorer = HandScorer()
+stages = {"decode": [], "detect": [], "detector_forward": [], "pips": [], "total": []}
+for _ in range(repeats):
+    start = time.perf_counter()
+    photo = read_photo(path)
+    decoded = time.perf_counter()
+    prediction = scorer(photo)
+    stages["decode"].append((decoded - start) * 1000)
+    stages["detect"].append(prediction.timings_ms["detect"])
+    stages["pips"].append(prediction.timings_ms["pips"])
+    stages["total"].append((decoded - start) * 1000 + prediction.timings_ms["total"])
+    padded, _ = letterbox(photo, scorer.detector.imgsz)
+    blob = cv2.dnn.blobFromImage(padded, 1 / 255, swapRB=True)
+    forward = time.perf_counter()
+    scorer.detector.session.run(None, {scorer.detector.input_name: blob})
+    stages["detector_forward"].append((time.perf_counter() - forward) * 1000)
+median = {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+row = {"size": [width, height], "tiles": len(prediction.tiles), "median_ms": median, "peak_mb": round(peak_mb)}
+print(json.dumps(row))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/score.json"))
+    args = parser.parse_args()
+    rows = []
+    for width, height in SIZES:
+        run = [sys.executable, "-c", CHILD, str(width), str(height), str(args.repeats)]
+        output = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+        row = json.loads(output.strip().splitlines()[-1])
+        median = row["median_ms"]
+        unavoidable = median["decode"] + median["detector_forward"]
+        row["ratio_to_decode_plus_forward"] = round(median["total"] / unavoidable, 2)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    results = {
+        "benchmark": "score",
+        "command": f"python -m benchmarks.score_bench --repeats {args.repeats}",
+        "date": time.strftime("%Y-%m-%d"),
+        "rows": rows,
+        "goal": "total <= 1.5 x (decode + detector forward); peak memory < 600 MB",
+        "goal_met": all(row["ratio_to_decode_plus_forward"] <= 1.5 and row["peak_mb"] < 600 for row in rows),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

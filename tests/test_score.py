@@ -1,0 +1,73 @@
+"""``hubcam score`` end to end with the shipped models (skipped until models/ holds them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from api.cli import main
+from vision.pipeline import COUNTER, DETECTOR
+from vision.synth.scene import make_scene, render
+
+pytestmark = pytest.mark.skipif(not (DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/")
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("photos")
+    image, label = render(make_scene("hand", 424242))
+    cv2.imwrite(str(folder / "hand.jpg"), image)
+    return folder / "hand.jpg", label
+
+
+def test_score_json_has_the_promised_shape(photo, capsys):
+    path, _ = photo
+    assert main(["score", str(path), "--json", "--timings"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(result) == {"image", "width", "height", "tiles", "total", "uncertain", "timings_ms"}
+    assert (result["width"], result["height"]) == tuple(cv2.imread(str(path)).shape[1::-1])
+    assert set(result["timings_ms"]) == {"decode", "detect", "pips", "total"}
+    for index, tile in enumerate(result["tiles"]):
+        assert len(tile["corners"]) == 4 and 0 <= tile["confidence"] <= 1
+        if index not in result["uncertain"]:
+            assert all(0 <= count <= 18 for count in tile["pips"])
+    counted = [tile for index, tile in enumerate(result["tiles"]) if index not in result["uncertain"]]
+    assert result["total"] == sum(sum(tile["pips"]) for tile in counted)
+
+
+def test_a_bad_photo_gets_an_error_line_and_the_others_are_still_scored(photo, tmp_path, capsys):
+    path, _ = photo
+    (tmp_path / "notes.jpg").write_text("not a photo")
+    assert main(["score", str(tmp_path / "notes.jpg"), str(path), "--json"]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert lines[0]["error"].endswith("is not a JPEG or PNG image") and "tiles" in lines[1]
+
+
+def test_overlay_and_table(photo, tmp_path, capsys):
+    path, _ = photo
+    assert main(["score", str(path), "--overlay", str(tmp_path / "over")]) == 0
+    assert "tiles, total" in capsys.readouterr().out
+    assert (tmp_path / "over" / "hand.overlay.jpg").exists()
+
+
+def test_a_hand_photo_imports_neither_torch_nor_ultralytics(photo):
+    path, _ = photo
+    code = (
+        "import sys; from api.cli import main; main(['score', sys.argv[1], '--json']); "
+        "print('heavy:', sorted(m for m in ('torch', 'ultralytics') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("heavy: []")
+
+
+def test_impossible_counts_are_never_reported(photo, capsys):
+    path, _ = photo
+    assert main(["score", str(path), "--json", "--set", "6"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert all(max(tile["pips"]) <= 6 for tile in result["tiles"] if tile["pips"])
+    assert np.isfinite(result["total"])
