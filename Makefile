@@ -39,6 +39,8 @@ bench: $(BIN)/hubcam
 eval: $(BIN)/hubcam
 	$(BIN)/hubcam eval --real --pipeline baseline --out out/eval/real-baseline
 	cp out/eval/real-baseline/summary.md benchmarks/results/eval-real-baseline.md
+	$(BIN)/hubcam eval --real --pipeline pips-on-true-corners --out out/eval/real-pips-oracle
+	cp out/eval/real-pips-oracle/summary.md benchmarks/results/eval-real-pips-on-true-corners.md
 	$(BIN)/hubcam synth --kind hand --n 100 --seed 7 --out out/synth/hand-seed7
 	$(BIN)/hubcam eval --set out/synth/hand-seed7 --pipeline baseline --out out/eval/synth-hand-baseline
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md

@@ -114,7 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--real", nargs="?", const="", metavar="DIR", help="the labelled real photos (default ../shared/real)"
     )
     source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
-    ev.add_argument("--pipeline", choices=["hubcam", "baseline"], default="hubcam", help="what to run (default hubcam)")
+    ev.add_argument(
+        "--pipeline",
+        choices=["hubcam", "baseline", "pips-on-true-corners"],
+        default="hubcam",
+        help="what to run (default hubcam); pips-on-true-corners: the pip reader alone, on the labelled corners",
+    )
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
     ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
     ev.add_argument("--limit", type=int, help="only the first N images")
@@ -255,10 +260,10 @@ def _pipeline(name: str) -> Any:
         from vision.baseline import read_tiles
 
         return read_tiles
-    from vision.pipeline import HandScorer
+    from vision.pipeline import HandScorer, PipsOnTrueCorners
 
     try:
-        return HandScorer()
+        return PipsOnTrueCorners() if name == "pips-on-true-corners" else HandScorer()
     except FileNotFoundError as error:
         raise UsageError(f"{error} (train one: hubcam train detector / hubcam train pips)") from None
 

@@ -36,8 +36,8 @@ class BaselineConfig:
     """A pip's area as a share of the half's area."""
 
 
-def read_tiles(image_bgr: np.ndarray, config: BaselineConfig = BaselineConfig()) -> Prediction:
-    """Find tiles and count their pips; timings in milliseconds per stage."""
+def read_tiles(image_bgr: np.ndarray, label: object = None, config: BaselineConfig = BaselineConfig()) -> Prediction:
+    """Find tiles and count their pips; timings in milliseconds per stage (``label`` is ignored)."""
     start = time.perf_counter()
     scale = min(1.0, config.work_side_px / max(image_bgr.shape[:2]))
     small = cv2.resize(image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image_bgr

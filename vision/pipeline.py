@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.read.pip_reader import PipReader
@@ -30,7 +31,8 @@ class HandScorer:
         self.reader = PipReader(counter)
         self.highest = highest
 
-    def __call__(self, image_bgr: np.ndarray) -> Prediction:
+    def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Prediction:
+        """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
         found = self.detector(image_bgr)
         face_up = found.classes == FACE_UP_CLASS
@@ -60,3 +62,23 @@ def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0)
         or (corners[:, 0] > width - 1 - margin_px).any()
         or (corners[:, 1] > height - 1 - margin_px).any()
     )
+
+
+class PipsOnTrueCorners:
+    """The pip reader alone, given the labelled corners of the face-up tiles: isolates the pip stage."""
+
+    def __init__(self, counter: Path = COUNTER, highest: int = 18) -> None:
+        self.reader = PipReader(counter)
+        self.highest = highest
+
+    def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Prediction:
+        start = time.perf_counter()
+        corners = [tile.corners for tile in label.tiles]
+        readings = self.reader.read(image_bgr, corners, self.highest)
+        tiles = tuple(
+            PredictedTile(quad, reading.pips, min(reading.confidence), reading.uncertain)
+            for quad, reading in zip(corners, readings, strict=True)
+        )
+        total = sum(sum(tile.pips) for tile in tiles if tile.pips and not tile.uncertain)
+        elapsed_ms = (time.perf_counter() - start) * 1000
+        return Prediction(tiles, total=total, timings_ms={"pips": elapsed_ms, "total": elapsed_ms})

@@ -26,7 +26,8 @@ from vision.data.real import read_image
 from vision.draw import GREEN, MAGENTA, RED, contact_sheet, draw_tile, thickness_for
 from vision.eval.metrics import ImageScore, PredictedTile, Prediction, match_tiles, score_image, summarise
 
-Pipeline = Callable[[np.ndarray], Prediction]
+Pipeline = Callable[[np.ndarray, LabelledImage], Prediction]
+"""Image and label in, prediction out; real pipelines ignore the label (only an oracle stage reads it)."""
 
 
 def evaluate(
@@ -69,7 +70,7 @@ def _predict(label: LabelledImage, pipeline: Pipeline | None, predictions: dict[
     except ValueError as error:
         return Prediction((), error=str(error))
     decode_ms = (time.perf_counter() - start) * 1000
-    prediction = pipeline(image)
+    prediction = pipeline(image, label)
     timings = {"decode": decode_ms, **prediction.timings_ms}
     timings["total"] = decode_ms + prediction.timings_ms.get("total", 0.0)
     return Prediction(
