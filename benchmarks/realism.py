@@ -4,7 +4,7 @@
 
 For each renderer variant (the full renderer, and the full renderer with one
 choice switched off) it renders hand scenes, cuts every readable half out of them
-using the labels, trains the same small pip-count network on those halves, and
+using the labels, trains the pip counter (vision/read/train_counter.py) on those halves, and
 measures it on the 516 labelled halves of the real photos (cut the same way, from
 their hand-checked corners). Synthetic scores say little; the real-photo accuracy
 says what a renderer choice is worth. Needs the ``train`` extra (torch); the
@@ -17,24 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import random
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
-from vision.data.labels import LabelledImage
-from vision.data.real import iter_images, label_from_json, pip_labelled
+from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import wilson
-from vision.synth.dataset import tile_crops
-from vision.synth.pips import MAX_PIPS
-from vision.synth.scene import FULL, SceneOptions, make_scene, render
+from vision.read.halves import HALF_PX, cut_halves
+from vision.read.train_counter import MIN_SHORT_SIDE_PX, CounterRecipe, synthetic_halves, train
+from vision.synth.scene import FULL, SceneOptions
 
-HALF_PX = 40
 VARIANTS: dict[str, SceneOptions] = {
     "full": FULL,
     "no_glare": SceneOptions(glare=False),
@@ -46,79 +42,19 @@ VARIANTS: dict[str, SceneOptions] = {
 }
 
 
-def halves_of(image: np.ndarray, label: LabelledImage) -> list[tuple[np.ndarray, int]]:
-    """Every readable half of every counted, uncut tile, the tile's end on the left."""
-    halves = []
-    readable = [
-        tile for tile in label.tiles if not tile.cut and np.linalg.norm(tile.corners[1] - tile.corners[0]) >= 14
-    ]
-    trimmed = LabelledImage(label.path, label.width, label.height, tuple(readable), label.source)
-    for crop, pips in tile_crops(image, trimmed, HALF_PX):
-        halves.append((crop[:, :HALF_PX], pips[0]))
-        halves.append((cv2.rotate(crop[:, HALF_PX:], cv2.ROTATE_180), pips[1]))
-    return halves
-
-
-def _scene_halves(job: tuple[int, SceneOptions]) -> list[tuple[np.ndarray, int]]:
-    seed, options = job
-    image, data = render(make_scene("hand", seed, options), (1280, 960), options)
-    return halves_of(image, label_from_json(data, Path(f"{seed}.jpg"), "synthetic"))
-
-
-def synthetic_halves(options: SceneOptions, scenes: int, seed: int) -> list[tuple[np.ndarray, int]]:
-    jobs = [(seed * 100_000 + index, options) for index in range(scenes)]
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
-        return [half for halves in pool.imap(_scene_halves, jobs, chunksize=8) for half in halves]
-
-
 def real_halves() -> list[tuple[np.ndarray, int, str]]:
-    return [
-        (crop, count, label.source)
-        for label, image in iter_images(pip_labelled())
-        for crop, count in halves_of(image, label)
-    ]
-
-
-def train_counter(halves: list[tuple[np.ndarray, int]], epochs: int, seed: int) -> Any:
-    """A small CNN that reads a half's pip count (0-18); trained with flips and light jitter."""
-    import torch
-    from torch import nn
-
-    torch.manual_seed(seed)
-    torch.set_num_threads(2)
-    images = torch.from_numpy(np.stack([crop for crop, _ in halves])).permute(0, 3, 1, 2).float() / 255
-    labels = torch.tensor([count for _, count in halves])
-
-    def block(inputs: int, outputs: int) -> nn.Sequential:
-        return nn.Sequential(
-            nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), nn.MaxPool2d(2)
-        )
-
-    model = nn.Sequential(block(3, 16), block(16, 32), block(32, 64), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
-                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, MAX_PIPS + 1))  # fmt: skip
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * ((len(halves) + 127) // 128)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    generator = torch.Generator().manual_seed(seed)
-    model.train()
-    for _ in range(epochs):
-        order = torch.randperm(len(halves), generator=generator)
-        for start in range(0, len(halves), 128):
-            batch = images[order[start : start + 128]]
-            # Pip layouts are the same turned round or mirrored; light and contrast vary.
-            if torch.rand(1, generator=generator) < 0.5:
-                batch = batch.flip(3)
-            if torch.rand(1, generator=generator) < 0.5:
-                batch = batch.flip(2)
-            gain = 0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator)
-            batch = (batch * gain).clamp(0, 1)
-            loss = nn.functional.cross_entropy(model(batch), labels[order[start : start + 128]])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-    model.eval()
-    return model
+    """The readable halves of the labelled real photos, cut the way the reader cuts them."""
+    found = []
+    for label, image in iter_images(pip_labelled()):
+        tiles = [
+            tile
+            for tile in label.tiles
+            if tile.counted and not tile.cut and np.linalg.norm(tile.corners[1] - tile.corners[0]) >= MIN_SHORT_SIDE_PX
+        ]
+        halves = cut_halves(image, [tile.corners for tile in tiles], HALF_PX)
+        counts = [count for tile in tiles for count in tile.pips or ()]
+        found += [(half, count, label.source) for half, count in zip(halves, counts, strict=True)]
+    return found
 
 
 def predict(model: Any, crops: list[np.ndarray]) -> np.ndarray:
@@ -134,10 +70,13 @@ def measure(
 ) -> dict[str, Any]:
     """Render, train and measure one variant with one seed (the seed picks scenes and training)."""
     start = time.perf_counter()
-    halves = synthetic_halves(options, scenes, seed)
+    crops, counts = synthetic_halves(scenes, seed, options)
+    halves = list(zip(crops, counts.tolist(), strict=True))
     random.Random(seed).shuffle(halves)
     held_out = halves[: len(halves) // 10]
-    model = train_counter(halves[len(halves) // 10 :], epochs, seed)
+    training = halves[len(halves) // 10 :]
+    recipe = CounterRecipe(scenes=scenes, epochs=epochs, seed=seed)
+    model = train(np.stack([c for c, _ in training]), np.array([n for _, n in training], dtype=np.int64), recipe)
     synthetic_right = int((predict(model, [c for c, _ in held_out]) == np.array([n for _, n in held_out])).sum())
     guesses = predict(model, [crop for crop, _, _ in real])
     right = guesses == np.array([count for _, count, _ in real])
