@@ -33,6 +33,7 @@ test: $(VENV)/.dev
 bench: $(BIN)/hubcam
 	$(BIN)/python -m benchmarks.referee_bench
 	$(BIN)/python -m benchmarks.synth_bench
+	$(BIN)/python -m benchmarks.score_bench
 
 # The classical baseline measured on the real photos and on a synthetic hand set. Reports (with
 # overlays of real photos) stay in out/, which is not committed; only the summaries are copied.
@@ -44,6 +45,10 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind hand --n 100 --seed 7 --out out/synth/hand-seed7
 	$(BIN)/hubcam eval --set out/synth/hand-seed7 --pipeline baseline --out out/eval/synth-hand-baseline
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
+	$(BIN)/hubcam eval --real --out out/eval/real-hubcam
+	cp out/eval/real-hubcam/summary.md benchmarks/results/eval-real-hubcam.md
+	$(BIN)/hubcam eval --set out/synth/hand-seed7 --out out/eval/synth-hand-hubcam
+	cp out/eval/synth-hand-hubcam/summary.md benchmarks/results/eval-synth-hand-hubcam.md
 
 # Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).
 train-deps: $(BIN)/hubcam
