@@ -17,6 +17,7 @@ import numpy as np
 
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.geometry import short_edge_first
+from vision.read.halves import rectify
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,7 @@ def find_tile_boxes(image_bgr: np.ndarray, config: BaselineConfig) -> list[np.nd
 def count_pips(image_bgr: np.ndarray, corners: np.ndarray, config: BaselineConfig) -> tuple[int, int]:
     """Pips in the half at corners[0..1], then in the other half."""
     side = config.half_px
-    target = np.array([[0, side], [0, 0], [2 * side, 0], [2 * side, side]], dtype=np.float32)
-    face = cv2.warpPerspective(image_bgr, cv2.getPerspectiveTransform(corners, target), (2 * side, side))
+    face = rectify(image_bgr, corners, side)
     return _count_blobs(face[:, :side], config), _count_blobs(face[:, side:], config)
 
 

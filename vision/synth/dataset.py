@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
 from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
+from vision.read.halves import rectify
 from vision.synth.scene import make_scene, render
 
 GENERATOR_VERSION = 2
@@ -132,11 +133,9 @@ def tile_crops(
     image_bgr: np.ndarray, label: LabelledImage, half_px: int = 64
 ) -> Iterator[tuple[np.ndarray, tuple[int, int]]]:
     """Each counted tile rectified to ``(half_px, 2 * half_px)``, pips[0] half on the left."""
-    target = np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
     for tile in label.tiles:
         if tile.counted and tile.pips is not None:
-            H = cv2.getPerspectiveTransform(tile.corners, target)
-            yield cv2.warpPerspective(image_bgr, H, (2 * half_px, half_px), flags=cv2.INTER_AREA), tile.pips
+            yield rectify(image_bgr, tile.corners, half_px), tile.pips
 
 
 def export_crops(labels: Sequence[LabelledImage], out_dir: Path, half_px: int = 64) -> Path:
