@@ -361,7 +361,10 @@ def run_train(args: argparse.Namespace) -> int:
     from vision.detect.train import train_detector
 
     recipe = Recipe(epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=args.seed)
-    card = train_detector(args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume)
+    try:
+        card = train_detector(args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume)
+    except ValueError as error:  # no such set, an unreadable label, an empty set
+        raise UsageError(str(error)) from None
     print(json.dumps(card, indent=2))
     return 0
 

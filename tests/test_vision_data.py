@@ -165,3 +165,10 @@ def test_cli_vision_commands_refuse_bad_input_clearly(capsys, args, message):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_cli_train_detector_refuses_a_missing_set_clearly(capsys):
+    pytest.importorskip("ultralytics")
+    assert main(["train", "detector", "--sets", "/no/such/set"]) == 2
+    err = capsys.readouterr().err
+    assert "no such folder" in err and "Traceback" not in err
