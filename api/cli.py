@@ -262,8 +262,13 @@ def _pipeline(name: str) -> Any:
         return read_tiles
     from vision.pipeline import HandScorer, PipsOnTrueCorners
 
+    return _with_models(PipsOnTrueCorners if name == "pips-on-true-corners" else HandScorer)
+
+
+def _with_models(factory: Any, **options: Any) -> Any:
+    """Build a model-backed pipeline; missing models are a usage error that says how to make them."""
     try:
-        return PipsOnTrueCorners() if name == "pips-on-true-corners" else HandScorer()
+        return factory(**options)
     except FileNotFoundError as error:
         raise UsageError(f"{error} (train one: hubcam train detector / hubcam train pips)") from None
 
@@ -274,13 +279,11 @@ def run_score(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.draw import MAGENTA, RED, draw_tile, thickness_for
+    from vision.eval.metrics import with_decode
     from vision.photo import PhotoError, read_photo
     from vision.pipeline import HandScorer, is_cut
 
-    try:
-        scorer = HandScorer(highest=args.set)
-    except FileNotFoundError as error:
-        raise UsageError(f"{error} (train one: hubcam train detector / hubcam train pips)") from None
+    scorer = _with_models(HandScorer, highest=args.set)
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
@@ -314,8 +317,7 @@ def run_score(args: argparse.Namespace) -> int:
             "uncertain": [index for index, tile in enumerate(prediction.tiles) if tile.uncertain],
         }
         if args.timings:
-            stages = {"decode": decode_ms, **prediction.timings_ms}
-            stages["total"] = decode_ms + prediction.timings_ms["total"]
+            stages = with_decode(prediction.timings_ms, decode_ms)
             result["timings_ms"] = {stage: round(ms, 1) for stage, ms in stages.items()}
         print(json.dumps(result) if args.json else _score_text(result))
         if args.overlay:

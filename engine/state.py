@@ -196,25 +196,23 @@ class RoundState:
             return not (self.rules.mexican_from_second_turn and self.in_first_turn(seat))
         return self.trains[train].marker
 
-    def play_targets(self, tile: Tile) -> Iterator[int]:
-        """The trains the current seat may legally play ``tile`` on, ignoring who holds it."""
+    @cached_property
+    def open_trains(self) -> tuple[int, ...]:
+        """The trains the current seat may play on at all: the binding double's alone, else
+        every eligible train (RULES.md 3.3)."""
         binding = self.binding_double()
         if binding is not None:
-            if tile.has(binding.number):
-                yield binding.train
-            return
-        for index, train in enumerate(self.trains):
-            if tile.has(train.open_end) and self.is_eligible(index):
-                yield index
+            return (binding.train,)
+        return tuple(index for index in range(len(self.trains)) if self.is_eligible(index))
+
+    def play_targets(self, tile: Tile) -> Iterator[int]:
+        """The trains the current seat may legally play ``tile`` on, ignoring who holds it."""
+        return (index for index in self.open_trains if tile.has(self.trains[index].open_end))
 
     @cached_property
     def playable_ends(self) -> frozenset[int]:
-        """The numbers a tile needs to be playable now: the binding double's, else the open ends
-        of the eligible trains (the same rule as ``play_targets``, computed once for a whole hand)."""
-        binding = self.binding_double()
-        if binding is not None:
-            return frozenset((binding.number,))
-        return frozenset(train.open_end for index, train in enumerate(self.trains) if self.is_eligible(index))
+        """The numbers a tile needs to be playable now (a binding double's train ends in its number)."""
+        return frozenset(self.trains[index].open_end for index in self.open_trains)
 
     def has_legal_play(self) -> bool:
         """Whether the current seat holds a tile it may play (hands known only)."""

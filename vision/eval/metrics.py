@@ -47,6 +47,11 @@ class Prediction:
     error: str | None = None
 
 
+def with_decode(timings_ms: dict[str, float], decode_ms: float) -> dict[str, float]:
+    """A pipeline's stage timings with the photo's decoding added in front and to the total."""
+    return {"decode": decode_ms, **timings_ms, "total": decode_ms + timings_ms.get("total", 0.0)}
+
+
 @dataclass(frozen=True)
 class ImageScore:
     name: str

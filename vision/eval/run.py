@@ -24,7 +24,15 @@ from tqdm import tqdm
 from vision.data.labels import LabelledImage
 from vision.data.real import read_image
 from vision.draw import GREEN, MAGENTA, RED, contact_sheet, draw_tile, thickness_for
-from vision.eval.metrics import ImageScore, PredictedTile, Prediction, match_tiles, score_image, summarise
+from vision.eval.metrics import (
+    ImageScore,
+    PredictedTile,
+    Prediction,
+    match_tiles,
+    score_image,
+    summarise,
+    with_decode,
+)
 
 Pipeline = Callable[[np.ndarray, LabelledImage], Prediction]
 """Image and label in, prediction out; real pipelines ignore the label (only an oracle stage reads it)."""
@@ -71,8 +79,7 @@ def _predict(label: LabelledImage, pipeline: Pipeline | None, predictions: dict[
         return Prediction((), error=str(error))
     decode_ms = (time.perf_counter() - start) * 1000
     prediction = pipeline(image, label)
-    timings = {"decode": decode_ms, **prediction.timings_ms}
-    timings["total"] = decode_ms + prediction.timings_ms.get("total", 0.0)
+    timings = with_decode(prediction.timings_ms, decode_ms)
     return Prediction(
         prediction.tiles, prediction.total, prediction.chains, prediction.flags, timings, prediction.error
     )
