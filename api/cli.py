@@ -92,7 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("photos", nargs="+", type=Path, help="JPEG or PNG photos")
     score.add_argument("--json", action="store_true", help="one JSON line per photo")
     score.add_argument("--overlay", type=Path, metavar="DIR", help="write each photo with its tiles drawn on")
-    score.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=18, help="the set's highest double")
+    score.add_argument(
+        "--set", type=int, choices=[6, 9, 12, 15, 18], default=None,
+        help="the set's highest double (default: the smallest set that holds every count read with confidence)",
+    )  # fmt: skip
     score.add_argument("--timings", action="store_true", help="add time per stage (ms)")
     score.set_defaults(run=run_score)
 

@@ -25,10 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import wilson
-from vision.read.halves import HALF_PX, cut_halves
-from vision.read.train_counter import MIN_SHORT_SIDE_PX, CounterRecipe, synthetic_halves, train
+from vision.read.train_counter import CounterRecipe, real_halves, synthetic_halves, train
 from vision.synth.scene import FULL, SceneOptions
 
 VARIANTS: dict[str, SceneOptions] = {
@@ -40,21 +38,6 @@ VARIANTS: dict[str, SceneOptions] = {
     "no_colour_code": SceneOptions(pip_styles=("black", "white")),
     "top_down_only": SceneOptions(max_tilt_deg=5.0),
 }
-
-
-def real_halves() -> list[tuple[np.ndarray, int, str]]:
-    """The readable halves of the labelled real photos, cut the way the reader cuts them."""
-    found = []
-    for label, image in iter_images(pip_labelled()):
-        tiles = [
-            tile
-            for tile in label.tiles
-            if tile.counted and not tile.cut and np.linalg.norm(tile.corners[1] - tile.corners[0]) >= MIN_SHORT_SIDE_PX
-        ]
-        halves = cut_halves(image, [tile.corners for tile in tiles], HALF_PX)
-        counts = [count for tile in tiles for count in tile.pips or ()]
-        found += [(half, count, label.source) for half, count in zip(halves, counts, strict=True)]
-    return found
 
 
 def predict(model: Any, crops: list[np.ndarray]) -> np.ndarray:

@@ -75,10 +75,10 @@ def test_rectify_and_cut_halves_follow_the_corner_order():
     image = np.zeros((200, 200, 3), np.uint8)
     cv2.rectangle(image, (50, 80), (54, 120), (255, 255, 255), -1)  # a mark at the tile's left end
     corners = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
-    face = rectify(image, corners)
+    face = rectify(image, corners, 40)
     assert face.shape == (40, 80, 3) and face[:, :2].mean() > 200 and face[:, -2:].mean() < 10
-    assert cut_halves(image, [corners, corners]).shape == (4, 40, 40, 3)
-    assert cut_halves(image, []).shape == (0, 40, 40, 3)
+    assert cut_halves(image, [corners, corners], 40).shape == (4, 40, 40, 3)
+    assert cut_halves(image, [], 40).shape == (0, 40, 40, 3)
 
 
 # --- photos -------------------------------------------------------------------------------
@@ -121,3 +121,34 @@ def test_exif_orientation_is_applied_like_cv2_imread():
     if not real.exists():
         pytest.skip("../shared/real is not here")
     assert read_photo(real).shape == cv2.imread(str(real)).shape
+
+
+def test_loosened_corners_stay_on_the_tile_but_move():
+    from vision.eval.metrics import polygon_iou
+    from vision.read.train_counter import loosen
+
+    tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
+    rng = np.random.default_rng(0)
+    loosened = [loosen(tile, rng) for _ in range(200)]
+    ious = [polygon_iou(tile, quad) for quad in loosened]
+    assert min(ious) > 0.6 and np.median(ious) < 0.97
+    shifts = [np.linalg.norm(quad.mean(axis=0) - tile.mean(axis=0)) for quad in loosened]
+    assert max(shifts) < 0.4 * 40
+    ends = [np.linalg.norm(quad[:2].mean(axis=0) - tile[:2].mean(axis=0)) for quad in loosened]
+    assert max(ends) < 20  # corners[0..1] stay at the same end: the halves keep their order
+
+
+def test_the_set_is_the_smallest_that_holds_every_sure_count():
+    from vision.read.pip_reader import likely_set
+
+    def sure(*counts: int, confidence: float = 0.95) -> np.ndarray:
+        rows = np.full((len(counts), 19), (1 - confidence) / 18)
+        rows[np.arange(len(counts)), counts] = confidence
+        return rows
+
+    assert likely_set(sure(0, 3, 6)) == 6
+    assert likely_set(sure(0, 3, 7)) == 9
+    assert likely_set(sure(12, 1)) == 12
+    assert likely_set(np.vstack([sure(2, 5), sure(13, confidence=0.5)])) == 6  # an unsure 13 does not count
+    assert likely_set(sure(13)) == 15
+    assert likely_set(np.zeros((0, 19))) == 6

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -73,7 +74,7 @@ def test_one_wrong_half_and_a_missed_tile():
     assert score.failed_stage == "detection"
 
 
-def test_unreadable_and_face_down_tiles_count_for_detection_only():
+def test_unreadable_tiles_count_for_detection_only_and_face_down_ones_are_not_to_be_found():
     label = labelled(
         LabelledTile(tile_box(0, 0), (6, 3)),
         LabelledTile(tile_box(200, 0), (1, 1), unreadable=True),
@@ -84,8 +85,12 @@ def test_unreadable_and_face_down_tiles_count_for_detection_only():
         (PredictedTile(tile_box(0, 0), (6, 3)), PredictedTile(tile_box(200, 0), None, uncertain=True))
     )
     score = score_image(label, prediction)
-    assert (score.matched, score.tiles_read, score.halves) == (2, 1, 2)
+    assert (score.labelled, score.matched, score.tiles_read, score.halves) == (2, 2, 1, 2)
     assert score.total_predicted == 9 and score.total_exact
+    on_the_face_down_tile = Prediction((*prediction.tiles, PredictedTile(tile_box(400, 0), (2, 2))))
+    score = score_image(label, on_the_face_down_tile)
+    assert (score.predicted, score.matched) == (3, 2)  # a false find
+    assert score.total_predicted == 13 and not score.total_exact
 
 
 def test_chains_match_in_either_direction_through_the_tile_matching():
@@ -118,3 +123,16 @@ def test_summary_adds_up_over_images():
     assert rates["exact photo total"].value == 0.5
     assert summary["mean_abs_total_error"] == 0.5
     assert summary["failed_stage"] == {"none": 1, "pips": 1}
+
+
+def test_a_shrunk_photo_keeps_its_labels_in_step():
+    from benchmarks.framing import shrink
+
+    image = np.zeros((300, 400, 3), np.uint8)
+    cv2.rectangle(image, (100, 50), (199, 149), (255, 255, 255), -1)
+    canvas, scale, offset = shrink(image, 0.5)
+    assert canvas.shape == image.shape
+    corners = np.array([[100, 50], [200, 50], [200, 150], [100, 150]], np.float32) * scale + offset
+    ys, xs = np.nonzero(canvas[:, :, 0] > 128)
+    assert abs(xs.min() - corners[:, 0].min()) <= 1 and abs(ys.max() + 1 - corners[:, 1].max()) <= 1
+    assert shrink(image, 1.0)[0] is image

@@ -21,13 +21,16 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 FACE_UP_CLASS = 0
+DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.35, 0.3
+"""Chosen on synthetic hands by benchmarks/detector_thresholds.py (tiles in a hand never lie on
+one another, so boxes that overlap at all are suppressed)."""
 
 
 class HandScorer:
     """Load the models once; call with a BGR image."""
 
-    def __init__(self, detector: Path = DETECTOR, counter: Path = COUNTER, highest: int = 18) -> None:
-        self.detector = OBBDetector(detector)
+    def __init__(self, detector: Path = DETECTOR, counter: Path = COUNTER, highest: int | None = None) -> None:
+        self.detector = OBBDetector(detector, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
         self.reader = PipReader(counter)
         self.highest = highest
 
@@ -67,7 +70,7 @@ def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0)
 class PipsOnTrueCorners:
     """The pip reader alone, given the labelled corners of the face-up tiles: isolates the pip stage."""
 
-    def __init__(self, counter: Path = COUNTER, highest: int = 18) -> None:
+    def __init__(self, counter: Path = COUNTER, highest: int | None = None) -> None:
         self.reader = PipReader(counter)
         self.highest = highest
 

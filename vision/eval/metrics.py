@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.data.labels import LabelledImage
+from vision.data.labels import FACE_UP, LabelledImage
 
 IOU_MATCH = 0.5
 
@@ -135,8 +135,15 @@ def aligned_halves(label_corners: np.ndarray, predicted_corners: np.ndarray) -> 
 
 
 def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
-    """Score one image's prediction against its label."""
-    matches = match_tiles([tile.corners for tile in label.tiles], [tile.corners for tile in prediction.tiles])
+    """Score one image's prediction against its label.
+
+    Only face-up tiles are to be found (readable or not): face-down and standing ones are not
+    counted, so a prediction on one of them is a false find."""
+    face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
+    matches = [
+        (face_up[i], j)
+        for i, j in match_tiles([label.tiles[i].corners for i in face_up], [tile.corners for tile in prediction.tiles])
+    ]
     halves = halves_right = read = exact = 0
     if label.has_pips:
         for i, j in matches:
@@ -157,7 +164,7 @@ def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
     flags_right = _flags_right(label, prediction, matches)
     return ImageScore(
         name=label.name,
-        labelled=len(label.tiles),
+        labelled=len(face_up),
         predicted=len(prediction.tiles),
         matched=len(matches),
         halves=halves,

@@ -2,7 +2,10 @@
 
 Each half gets a count 0-18 and a confidence. A reading is refused (the tile is
 reported uncertain, never guessed) when a half's confidence is low, or when the count
-is impossible for the set in play (above its highest double).
+is impossible for the set in play (above its highest double). When the set is not
+given, the photo tells it: sets are double-6, 9, 12, 15 or 18, and the smallest that
+holds every confidently read count is taken (a glare streak read as 13 pips in a photo
+whose sure counts are all 6 or less is then impossible).
 """
 
 from __future__ import annotations
@@ -12,7 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.read.halves import HALF_PX, cut_halves
+from vision.read.halves import cut_halves
+
+SET_SIZES = (6, 9, 12, 15, 18)
+SURE = 0.9
+"""A half read at least this confidently bounds the set from below."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,8 @@ class PipReader:
         options.intra_op_num_threads = 2
         self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.min_confidence = min_confidence
+        self.half_px = int(self.session.get_inputs()[0].shape[2])
+        """The side of a half as the model was trained (its input's fixed height and width)."""
 
     def probabilities(self, halves: np.ndarray) -> np.ndarray:
         """``(n, 19)`` count probabilities for ``(n, H, W, 3)`` uint8 BGR halves."""
@@ -43,9 +52,12 @@ class PipReader:
         odds = np.exp(logits)
         return odds / odds.sum(axis=1, keepdims=True)
 
-    def read(self, image_bgr: np.ndarray, corners: list[np.ndarray], highest: int = 18) -> list[Reading]:
-        """Read every tile; counts above ``highest`` are impossible in the set and refused."""
-        probabilities = self.probabilities(cut_halves(image_bgr, corners, HALF_PX))
+    def read(self, image_bgr: np.ndarray, corners: list[np.ndarray], highest: int | None = None) -> list[Reading]:
+        """Read every tile; counts above ``highest`` (the set's highest double; None: judged
+        from the photo, see ``likely_set``) are impossible and refused."""
+        probabilities = self.probabilities(cut_halves(image_bgr, corners, self.half_px))
+        if highest is None:
+            highest = likely_set(probabilities)
         probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
         counts = probabilities.argmax(axis=1)
         confidence = probabilities.max(axis=1)  # ... and the mass it held lowers the confidence
@@ -55,3 +67,10 @@ class PipReader:
             sure = (float(confidence[a]), float(confidence[b]))
             readings.append(Reading((int(counts[a]), int(counts[b])), sure, min(sure) < self.min_confidence))
         return readings
+
+
+def likely_set(probabilities: np.ndarray) -> int:
+    """The smallest set (its highest double) that holds every count read with confidence ``SURE``."""
+    sure = probabilities.max(axis=1) >= SURE
+    top = int(probabilities.argmax(axis=1)[sure].max()) if sure.any() else 0
+    return next(size for size in SET_SIZES if size >= top)

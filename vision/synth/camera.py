@@ -115,10 +115,20 @@ class CameraChoice:
     k1: tuple[float, float] = (-0.12, 0.05)
     fill: tuple[float, float] = (0.75, 1.15)
     """How much of the image's shorter side the scene's extent fills."""
+    tile_share: tuple[float, float] | None = None
+    """If set, frame by the tiles instead: a tile's length is this share of the image's longer
+    side (drawn log-uniformly), as in close photos of a hand; the scene's extent may then
+    overfill the frame up to ``max_fill``, and tiles at the edges are cut."""
+    max_fill: float = 1.7
 
 
 def random_camera(
-    rng: random.Random, target_mm: np.ndarray, radius_mm: float, size_px: tuple[int, int], choice: CameraChoice
+    rng: random.Random,
+    target_mm: np.ndarray,
+    radius_mm: float,
+    size_px: tuple[int, int],
+    choice: CameraChoice,
+    tile_mm: float = 0.0,
 ) -> Camera:
     """A camera looking at a scene of ``radius_mm`` around ``target_mm``, from up to 45 degrees off vertical."""
     width, height = size_px
@@ -130,6 +140,11 @@ def random_camera(
     # Distance such that the scene's radius spans the chosen share of the shorter side.
     half_side_px = rng.uniform(*choice.fill) * min(width, height) / 2
     distance = f * radius_mm / half_side_px
+    if choice.tile_share is not None and tile_mm > 0:
+        low, high = choice.tile_share
+        share = math.exp(rng.uniform(math.log(low), math.log(high)))
+        nearest = f * radius_mm / (choice.max_fill * min(width, height) / 2)
+        distance = max(f * tile_mm / (share * max(width, height)), nearest)
     eye = target_mm + distance * np.array(
         [math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), math.cos(tilt)]
     )

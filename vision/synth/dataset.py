@@ -7,6 +7,7 @@ how to make it again, and ``contact_sheet.jpg`` with the labels drawn on.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 from collections.abc import Iterator, Sequence
@@ -20,9 +21,9 @@ from tqdm import tqdm
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
 from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.read.halves import rectify
-from vision.synth.scene import make_scene, render
+from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 6
 """Bump when a change to the renderer changes what a seed draws."""
 
 OBB_CLASSES = {FACE_UP: 0, FACE_DOWN: 1, STANDING: 2}
@@ -34,9 +35,9 @@ def image_seed(set_seed: int, index: int) -> int:
     return set_seed * 1_000_003 + index
 
 
-def _render_one(job: tuple[str, int, int, tuple[int, int], str]) -> str:
-    kind, seed, index, size_px, out_dir = job
-    image, label = render(make_scene(kind, image_seed(seed, index)), size_px)
+def _render_one(job: tuple[str, int, int, tuple[int, int], str, SceneOptions]) -> str:
+    kind, seed, index, size_px, out_dir, options = job
+    image, label = render(make_scene(kind, image_seed(seed, index), options), size_px, options)
     name = f"{index:05d}.jpg"
     cv2.imwrite(str(Path(out_dir) / name), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     label = {"image": name, **label}
@@ -52,20 +53,28 @@ def write_set(
     size_px: tuple[int, int] = (1280, 960),
     workers: int = 2,
     progress: bool = True,
+    options: SceneOptions = FULL,
 ) -> list[str]:
-    """Render ``count`` scenes of ``kind`` into ``out_dir``; images already there are kept (resumable)."""
+    """Render ``count`` scenes of ``kind`` into ``out_dir``; images already there are kept (resumable).
+
+    ``options`` other than the full renderer (for measuring what a choice is worth) are
+    recorded in the manifest."""
     if kind not in ("hand", "table"):
         raise ValueError(f"invalid kind: {kind!r} (expected hand or table)")
     if count < 1:
         raise ValueError(f"invalid count: {count} (expected at least 1)")
     out_dir.mkdir(parents=True, exist_ok=True)
-    manifest = {"kind": kind, "count": count, "seed": seed, "size_px": list(size_px), "generator": GENERATOR_VERSION}
+    manifest: dict[str, Any] = {
+        "kind": kind, "count": count, "seed": seed, "size_px": list(size_px), "generator": GENERATOR_VERSION,
+    }  # fmt: skip
+    if options != FULL:
+        manifest["options"] = dataclasses.asdict(options)
     manifest_path = out_dir / "manifest.json"
     if manifest_path.exists() and json.loads(manifest_path.read_text()) != manifest:
         raise ValueError(f"{out_dir} holds a different set ({manifest_path}); choose another folder")
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     todo = [
-        (kind, seed, index, size_px, str(out_dir))
+        (kind, seed, index, size_px, str(out_dir), options)
         for index in range(count)
         if not (out_dir / f"{index:05d}.jpg.gt.json").exists()  # the label is written last: its presence means done
     ]

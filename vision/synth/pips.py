@@ -1,9 +1,11 @@
 """Where the pips sit on a tile's half, for 0 to 18 pips, as real sets lay them out.
 
-Up to 9 the classic 3x3 grid; 10 to 12 (double-12 sets) three columns of four;
-13 to 15 (double-15) three columns of five; 16 to 18 (double-18) three columns of
-six. Coordinates are ``(u, v)`` in ``[0, 1]`` across and along the half, with v
-running from the tile's end toward the divider.
+Up to 9 the classic 3x3 grid; 10 to 12 (double-12 sets) three columns of four,
+the middle one holding two pips at its ends for 10 and three (ends and centre) for
+11, as in the real double-12 photos of ../shared/real; 13 to 15 (double-15) three
+columns of five; 16 to 18 (double-18) three columns of six. Coordinates are
+``(u, v)`` in ``[0, 1]`` across and along the half, with v running from the tile's
+end toward the divider.
 
 >>> len(layout(12)), len(layout(18))
 (12, 18)
@@ -47,8 +49,8 @@ _SMALL = {
 # Above 9: (rows, where the middle column's pips sit in rows, None for every row); the side
 # columns are full. Odd middles sit in the gaps between rows, so every layout stays symmetric.
 _LARGE: dict[int, tuple[int, tuple[float, ...] | None]] = {
-    10: (4, (1, 2)),
-    11: (4, (0.5, 1.5, 2.5)),
+    10: (4, (0, 3)),
+    11: (4, (0, 1.5, 3)),
     12: (4, None),
     13: (5, (1, 2, 3)),
     14: (5, (0.5, 1.5, 2.5, 3.5)),

@@ -49,6 +49,13 @@ class SceneOptions:
     photo: bool = True
     """Lens distortion, light colour, falloff, blur, sensor noise and JPEG."""
     max_tilt_deg: float = 45.0
+    tables: tuple[str, ...] = TABLE_KINDS
+    """Which table tops scenes are laid on."""
+    distractors: bool = True
+    """Face-down and standing tiles among the face-up ones."""
+    close_hands: bool = True
+    """Hands framed by their tiles (a tile 7-32 % of the longer side, as in real hand photos,
+    where the median is 19 %) rather than by the whole scene (median 9 %)."""
 
 
 FULL = SceneOptions()
@@ -108,9 +115,9 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     rng = random.Random(seed)
     highest = rng.choice(SET_SIZES)
     style = random_tile_style(rng, highest, options.pip_styles)
-    scene = Scene(kind, seed, highest, style, rng.choice(TABLE_KINDS))
+    scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
-        _lay_hand(scene, rng)
+        _lay_hand(scene, rng, options.distractors)
     elif kind == "table":
         _lay_table(scene, rng)
     else:
@@ -122,10 +129,10 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     return scene
 
 
-def _lay_hand(scene: Scene, rng: random.Random) -> None:
+def _lay_hand(scene: Scene, rng: random.Random, distractors: bool = True) -> None:
     """1-20 tiles scattered, touching, or in rows, with face-down and standing tiles as distractors."""
     pool = _shuffled_set(scene.highest, rng)
-    count = rng.randint(1, 20)
+    count = rng.randint(1, 12) if rng.random() < 0.7 else rng.randint(13, 20)
     length, width, _ = scene.style.size_mm
     mode = rng.choice(["scattered", "touching", "rows"])
     footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
@@ -143,7 +150,7 @@ def _lay_hand(scene: Scene, rng: random.Random) -> None:
             angle = base_angle + (math.pi if rng.random() < 0.3 else 0) + rng.uniform(-0.03, 0.03)
             _place(scene, footprints, pool.pop(), tuple(centre), angle, (length, width))
     else:
-        spread = length * (0.8 + 0.5 * math.sqrt(count)) * (0.7 if mode == "touching" else 1.1)
+        spread = length * (0.8 + 0.5 * math.sqrt(count)) * (0.7 if mode == "touching" else rng.uniform(0.6, 1.0))
         for _ in range(count):
             for _attempt in range(60):
                 if mode == "touching" and footprints:
@@ -159,7 +166,8 @@ def _lay_hand(scene: Scene, rng: random.Random) -> None:
                 if _place(scene, footprints, pool[-1], centre, angle, (length, width)):
                     pool.pop()
                     break
-    _add_distractors(scene, footprints, pool, rng)
+    if distractors:
+        _add_distractors(scene, footprints, pool, rng)
 
 
 def _lay_table(scene: Scene, rng: random.Random) -> None:
@@ -347,6 +355,10 @@ def _shuffled_set(highest: int, rng: random.Random) -> list[tuple[int, int]]:
 # --- rendering -----------------------------------------------------------------------------
 
 
+HAND_TILE_SHARE = (0.09, 0.4)
+HAND_CUT_SHARE, HAND_OVERFILL = 0.25, 1.7
+"""A quarter of hand photos come so close that the hand overfills the frame and edge tiles are
+cut; the others hold the whole hand, as a photo taken to score it does."""
 CLEAN_CAMERA = CameraChoice(max_tilt_deg=0.0, k1=(0.0, 0.0), fill=(1.2, 1.2))
 
 
@@ -365,9 +377,12 @@ def render(
         size_px = (size_px[1], size_px[0])  # portrait
     target, radius = scene.extent_mm()
     camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg)
+    if scene.kind == "hand" and options.close_hands:
+        overfill = HAND_OVERFILL if rng.random() < HAND_CUT_SHARE else 1.0
+        camera_choice = dataclasses.replace(camera_choice, tile_share=HAND_TILE_SHARE, max_fill=overfill)
     if clean:
         camera_choice = CLEAN_CAMERA
-    camera = random_camera(rng, target, radius, size_px, camera_choice)
+    camera = random_camera(rng, target, radius, size_px, camera_choice, tile_mm=scene.style.size_mm[0])
     light = random_light(np.random.default_rng(rng.randrange(2**32)))
     frame = _table_frame(scene, camera, rng)
     objects = _objects(scene, camera, rng, glare=not clean)

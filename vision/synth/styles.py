@@ -2,7 +2,8 @@
 
 Colours are BGR. The pip colours follow the common double-12 colour code
 (1 light blue, 2 green, 3 red, 4 brown, 5 dark blue, 6 yellow, 7 violet, 8 dark
-green, 9 navy, 10 pink, 11 dark grey-green, 12 orange) and carry on for 13-18.
+green, 9 navy, 10 pink, 11 dark grey-green, 12 orange) and carry on for 13-18; most
+colour-coded sets deal the same colours out to other numbers (SHUFFLED_CODES).
 """
 
 from __future__ import annotations
@@ -49,14 +50,20 @@ class TileStyle:
     back: Colour
     size_mm: tuple[float, float, float]
     """Length, width, thickness."""
+    palette: tuple[Colour, ...] = tuple(PIP_COLOURS.values())
+    """The colour of 1 to 18 pips when colour coded."""
 
     def pip_colour(self, count: int) -> Colour:
         if self.pips == "colour":
-            return PIP_COLOURS[count] if count else (40, 40, 40)
+            return self.palette[count - 1] if count else (40, 40, 40)
         return (245, 245, 245) if self.pips == "white" else (25, 25, 25)
 
 
 PIP_STYLES = ("colour", "black", "white")
+SHUFFLED_CODES = 0.75
+"""Share of colour-coded sets whose colours go to other numbers: makers differ (the real
+double-12 set in ../shared/real has orange 10s, red 11s and grey 12s), so the counter must
+count pips, not learn which colour means which number."""
 
 
 def random_tile_style(rng: random.Random, highest: int, pip_styles: tuple[str, ...] = PIP_STYLES) -> TileStyle:
@@ -70,6 +77,9 @@ def random_tile_style(rng: random.Random, highest: int, pip_styles: tuple[str, .
         coloured = rng.random() < (0.7 if highest >= 9 else 0.4)
         pips = "colour" if coloured and "colour" in light_styles else light_styles[-1]
         divider = rng.choice([(30, 30, 30), (60, 60, 60), (40, 110, 170)])
+    palette = list(PIP_COLOURS.values())
+    if rng.random() < SHUFFLED_CODES:
+        rng.shuffle(palette)
     length = {6: 48.0, 9: 50.0, 12: 54.0, 15: 54.0, 18: 57.0}[highest] * rng.uniform(0.93, 1.07)
     return TileStyle(
         body=body,
@@ -78,6 +88,7 @@ def random_tile_style(rng: random.Random, highest: int, pip_styles: tuple[str, .
         spinner=rng.random() < 0.5,
         back=body if rng.random() < 0.7 else _jitter(rng, body, 30),
         size_mm=(length, length / 2, length * rng.uniform(0.17, 0.22)),
+        palette=tuple(palette),
     )
 
 
