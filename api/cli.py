@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--scenes", type=int, default=None, help="pips: synthetic scenes to render")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
+    train.add_argument(
+        "--start-from", type=Path, metavar="WEIGHTS",
+        help="detector: a new run starting from these weights (e.g. a finished run's last.pt), not from nothing",
+    )  # fmt: skip
     train.add_argument("--out", type=Path, help="model folder (default models/tile-detector or models/pip-counter)")
     train.set_defaults(run=run_train)
 
@@ -367,8 +371,10 @@ def run_train(args: argparse.Namespace) -> int:
 
     recipe = Recipe(epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=args.seed)
     try:
-        card = train_detector(args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume)
-    except ValueError as error:  # no such set, an unreadable label, an empty set
+        card = train_detector(
+            args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume, args.start_from
+        )
+    except (ValueError, FileNotFoundError) as error:  # no such set or weights, an unreadable label, an empty set
         raise UsageError(str(error)) from None
     print(json.dumps(card, indent=2))
     return 0

@@ -44,9 +44,17 @@ def _offline_ultralytics() -> Any:
 
 
 def train(
-    data_yaml: Path, run_dir: Path, recipe: Recipe, resume: bool = False, hours: float | None = None
+    data_yaml: Path,
+    run_dir: Path,
+    recipe: Recipe,
+    resume: bool = False,
+    hours: float | None = None,
+    start_from: Path | None = None,
 ) -> tuple[Path, float]:
-    """Train (or resume) and return the best weights and the seconds it took; ``hours`` caps the run."""
+    """Train (or resume) and return the best weights and the seconds it took; ``hours`` caps the
+    run; ``start_from`` begins a new run from earlier weights (a time-capped run cannot resume)."""
+    if start_from is not None and not start_from.is_file():
+        raise FileNotFoundError(f"no weights at {start_from}")
     YOLO = _offline_ultralytics()
     start = time.perf_counter()
     last = run_dir / "weights" / "last.pt"
@@ -69,7 +77,7 @@ def train(
             patience=recipe.patience,
             mosaic=recipe.mosaic,
             degrees=recipe.degrees,
-            pretrained=False,
+            pretrained=str(start_from) if start_from else False,  # a path: its weights, nothing fetched
             amp=False,
             plots=False,
             device="cpu",
@@ -115,7 +123,7 @@ def write_card(out_dir: Path, recipe: Recipe, data: dict[str, Any], seconds: flo
 
 
 def train_detector(
-    sets: list[Path], out_dir: Path, recipe: Recipe, hours: float | None, resume: bool
+    sets: list[Path], out_dir: Path, recipe: Recipe, hours: float | None, resume: bool, start_from: Path | None = None
 ) -> dict[str, Any]:
     """From synthetic sets to ``out_dir/model.onnx`` and its card, in one step (resumable)."""
     from vision.data.real import load_folder
@@ -126,7 +134,11 @@ def train_detector(
         raise ValueError(f"no labelled images in {', '.join(map(str, sets))}")
     work = REPO / "out" / "train"
     data_yaml = export_yolo_obb(labels, work / "obb", val_share=0.1)
-    weights, seconds = train(data_yaml, work / "detector", recipe, resume=resume, hours=hours)
+    if start_from is not None:  # the run folder is reused: keep the starting weights out of its way
+        kept = work / "start-from.pt"
+        shutil.copyfile(start_from, kept)
+        start_from = kept
+    weights, seconds = train(data_yaml, work / "detector", recipe, resume=resume, hours=hours, start_from=start_from)
     metrics = validate(weights, data_yaml, recipe.imgsz)
     export_onnx(weights, out_dir, recipe.imgsz)
     data = {
@@ -134,6 +146,7 @@ def train_detector(
         "images": len(labels),
         "split": "every 10th image for validation (synthetic)",
         "real_photos_used": False,
+        "started_from": str(start_from) if start_from else "nothing (built from the model yaml)",
     }
     run = {"synthetic_val": metrics, "hours_cap": hours, "epochs_run": epochs_run(work / "detector")}
     card = write_card(out_dir, recipe, data, seconds, run)
