@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from benchmarks.framing import measure
+from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.data.real import box_labelled, iter_images, load_folder, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
@@ -41,7 +42,6 @@ from vision.pipeline import FACE_UP_CLASS
 from vision.synth.dataset import export_yolo_obb, write_set
 from vision.synth.scene import FULL, SceneOptions
 
-RESULTS = Path(__file__).resolve().parent / "results"
 WORK = REPO / "out" / "detector-realism"
 VARIANTS: dict[str, SceneOptions] = {
     "full": FULL,
@@ -126,8 +126,6 @@ def main() -> None:
         "recipe": {"scenes": args.scenes, "epochs": args.epochs, "imgsz": recipe.imgsz, "seed": recipe.seed},
         "variants": results,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "detector_realism.json").write_text(json.dumps(report, indent=2) + "\n")
     lines = [
         "# Renderer choices for detection, measured on real photos",
         "",
@@ -146,8 +144,7 @@ def main() -> None:
             f" | {pip['precision']:.3f} | {box['face_up_recall']:.3f} ({box['face_up_recall_interval'][0]:.3f}-"
             f"{box['face_up_recall_interval'][1]:.3f}) | {box['others_claimed_face_up']}/{box['others_labelled']} |"
         )
-    (RESULTS / "detector_realism.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report("detector_realism", report, lines)
 
 
 if __name__ == "__main__":

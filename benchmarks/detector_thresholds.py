@@ -13,17 +13,16 @@ used to choose. Writes ``benchmarks/results/detector_thresholds.json`` and ``.md
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
+from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.data.real import iter_images, load_folder, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles
 from vision.pipeline import DETECTOR, FACE_UP_CLASS
 
-RESULTS = Path(__file__).resolve().parent / "results"
 OVERLAPS = (0.5, 0.3, 0.15)
 CONFIDENCES = (0.25, 0.35, 0.45, 0.55)
 F1_TIE = 0.005
@@ -71,8 +70,6 @@ def main() -> None:
             for name, rows in table.items()
         },
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "detector_thresholds.json").write_text(json.dumps(report, indent=2) + "\n")
     lines = [
         "# Detector thresholds",
         "",
@@ -87,8 +84,7 @@ def main() -> None:
             cells = [" / ".join(f"{v:.3f}" for v in table[name][overlap][confidence]) for name in table]
             mark = " **chosen**" if (overlap, confidence) == best else ""
             lines.append(f"| {overlap} | {confidence}{mark} | " + " | ".join(cells) + " |")
-    (RESULTS / "detector_thresholds.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report("detector_thresholds", report, lines)
 
 
 if __name__ == "__main__":

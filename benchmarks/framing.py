@@ -15,19 +15,17 @@ Writes ``benchmarks/results/framing.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from benchmarks.report import write_report
 from vision.data.real import iter_images, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles, wilson
 from vision.pipeline import DETECTOR, FACE_UP_CLASS
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def shrink(image_bgr: np.ndarray, factor: float) -> tuple[np.ndarray, float, np.ndarray]:
@@ -83,8 +81,6 @@ def main() -> None:
         "photos": len(photos),
         "detectors": {name: measure(OBBDetector(Path(path)), photos, factors) for name, path in detectors.items()},
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "framing.json").write_text(json.dumps(report, indent=2) + "\n")
     lines = [
         "# Tile size in frame and detection on real photos",
         "",
@@ -98,8 +94,7 @@ def main() -> None:
         for factor, row in rows.items():
             low, high = row["recall_interval"]
             lines.append(f"| {name} | {factor} | {row['recall']:.3f} | {low:.3f}-{high:.3f} | {row['precision']:.3f} |")
-    (RESULTS / "framing.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report("framing", report, lines)
 
 
 if __name__ == "__main__":

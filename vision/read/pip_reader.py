@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.tiles import SET_SIZES
 from vision.read.halves import cut_halves
 
-SET_SIZES = (6, 9, 12, 15, 18)
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
 
