@@ -95,6 +95,14 @@ def test_yolo_obb_export_writes_normalised_corners_and_classes(hand_set, tmp_pat
     assert np.allclose(corners, np.clip(label.tiles[0].corners, 0, [label.width, label.height]), atol=0.01)
 
 
+def test_yolo_obb_export_holds_only_the_sets_it_was_given(hand_set, tmp_path):
+    labels = load_folder(hand_set)
+    export_yolo_obb(labels, tmp_path / "obb", val_share=0.0)
+    export_yolo_obb(labels[:1], tmp_path / "obb", val_share=0.0)
+    assert len(list((tmp_path / "obb" / "images" / "train").iterdir())) == 1
+    assert len(list((tmp_path / "obb" / "labels" / "train").iterdir())) == 1
+
+
 def test_crops_show_their_tiles_with_pips_zero_on_the_left(hand_set, tmp_path):
     labels = load_folder(hand_set)
     export_crops(labels, tmp_path / "crops")

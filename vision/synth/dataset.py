@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -113,8 +114,11 @@ def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: f
     """An Ultralytics OBB dataset: images and ``class x1 y1 ... x4 y4`` (normalised) labels, and data.yaml.
 
     Every k-th image goes to validation (k = 1 / val_share), so the split is fixed and never empty;
-    with ``val_share`` 0 the training images also serve as validation.
+    with ``val_share`` 0 the training images also serve as validation. Whatever an earlier export
+    left in ``out_dir`` is removed first: a model must train on exactly the sets its card names.
     """
+    for folder in ("images", "labels"):  # links and label files made from the sets, nothing else
+        shutil.rmtree(out_dir / folder, ignore_errors=True)
     for split in ("train", "val"):
         (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
         (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
