@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.tiles import SET_SIZES, domino_set
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
+from vision.geometry import halves_in_frame
 from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.effects import apply_look, random_look
 from vision.synth.face import render_back, render_face
@@ -129,16 +130,26 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     return scene
 
 
+HAND_MODES = ("scattered", "touching", "rows", "lines")
+HAND_MODE_WEIGHTS = (0.25, 0.2, 0.25, 0.3)
+"""Real hand photos show tiles scattered, packed in grids and laid in lines of play (most of the
+labelled ones): the first detector trained without grids and lines missed most of their tiles."""
+PACKED_ROWS = 0.5
+"""Share of row layouts whose rows touch end to end (a grid), not kept apart."""
+
+
 def _lay_hand(scene: Scene, rng: random.Random, distractors: bool = True) -> None:
-    """1-20 tiles scattered, touching, or in rows, with face-down and standing tiles as distractors."""
+    """1-20 tiles scattered, touching, in rows or grids, or in lines of play, with face-down and
+    standing tiles as distractors."""
     pool = _shuffled_set(scene.highest, rng)
     count = rng.randint(1, 12) if rng.random() < 0.7 else rng.randint(13, 20)
     length, width, _ = scene.style.size_mm
-    mode = rng.choice(["scattered", "touching", "rows"])
+    mode = rng.choices(HAND_MODES, HAND_MODE_WEIGHTS)[0]
     footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
     if mode == "rows":
         per_row = rng.randint(3, 10)
         gap = rng.uniform(0, 4)
+        row_gap = (0.3, 3.0) if rng.random() < PACKED_ROWS else (5.0, 25.0)
         base_angle = rng.uniform(0, 2 * math.pi)
         along, across = (
             np.array([math.cos(base_angle), math.sin(base_angle)]),
@@ -146,9 +157,11 @@ def _lay_hand(scene: Scene, rng: random.Random, distractors: bool = True) -> Non
         )
         for index in range(count):
             row, column = divmod(index, per_row)
-            centre = across * column * (width + gap) + along * row * (length + rng.uniform(5, 25))
+            centre = across * column * (width + gap) + along * row * (length + rng.uniform(*row_gap))
             angle = base_angle + (math.pi if rng.random() < 0.3 else 0) + rng.uniform(-0.03, 0.03)
             _place(scene, footprints, pool.pop(), tuple(centre), angle, (length, width))
+    elif mode == "lines":
+        _lay_lines(scene, footprints, pool, count, rng)
     else:
         spread = length * (0.8 + 0.5 * math.sqrt(count)) * (0.7 if mode == "touching" else rng.uniform(0.6, 1.0))
         for _ in range(count):
@@ -168,6 +181,43 @@ def _lay_hand(scene: Scene, rng: random.Random, distractors: bool = True) -> Non
                     break
     if distractors:
         _add_distractors(scene, footprints, pool, rng)
+
+
+def _lay_lines(
+    scene: Scene,
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
+    pool: list[tuple[int, int]],
+    count: int,
+    rng: random.Random,
+) -> None:
+    """Lines of play left on the table: arms of tiles end to end from a first tile (a cross when it
+    is a double), matching ends, doubles crosswise, turning square corners as real lines do to
+    stay on the table."""
+    length, width, _ = scene.style.size_mm
+    first = pool.pop()
+    angle = rng.uniform(0, 2 * math.pi)
+    _place(scene, footprints, first, (0.0, 0.0), angle, (length, width))
+    arms = [(angle, length / 2, first[1]), (angle + math.pi, length / 2, first[0])]
+    if first[0] == first[1] and rng.random() < 0.6:
+        arms += [(angle + math.pi / 2, width / 2, first[0]), (angle - math.pi / 2, width / 2, first[0])]
+    rng.shuffle(arms)
+    left = count - 1
+    for direction, reach, open_end in arms:
+        position = np.array([math.cos(direction), math.sin(direction)]) * (reach + rng.uniform(0.3, 1.5))
+        while left > 0:
+            segment = Train("line", 0, [])
+            position, direction = _grow_train(
+                scene, segment, footprints, pool, open_end, direction, position, rng, rng.randint(1, min(left, 3))
+            )
+            left -= len(segment.tiles)
+            if not segment.tiles or rng.random() < 0.4:
+                break
+            open_end = scene.tiles[segment.tiles[-1]].pips[1]
+            # a square corner: the next tile lies across the end of the last one, flush with one side
+            heading = np.array([math.cos(direction), math.sin(direction)])
+            direction += rng.choice([-1, 1]) * math.pi / 2
+            side = np.array([math.cos(direction), math.sin(direction)])
+            position = position + heading * width / 2 - side * width / 2
 
 
 def _lay_table(scene: Scene, rng: random.Random) -> None:
@@ -198,7 +248,8 @@ def _lay_table(scene: Scene, rng: random.Random) -> None:
         slot = (first_slot + order) % slots
         direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
         train = Train(owner, slot, [])
-        _grow_train(scene, train, footprints, pool, engine_number, direction, rng)
+        start = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
+        _grow_train(scene, train, footprints, pool, engine_number, direction, start, rng, rng.randint(0, 8))
         scene.trains.append(train)
         if train.tiles and owner != "mexican" and rng.random() < 0.35:
             train.marker = _add_marker(scene, train, footprints, rng)
@@ -216,17 +267,18 @@ def _grow_train(
     train: Train,
     footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
     pool: list[tuple[int, int]],
-    engine_number: int,
+    open_end: int,
     direction: float,
+    position: np.ndarray,
     rng: random.Random,
-) -> None:
-    """Tiles end to end from the hub's edge, matching ends; doubles crosswise; now and then a bend."""
+    tiles: int,
+) -> tuple[np.ndarray, float]:
+    """Up to ``tiles`` tiles end to end from ``position`` (on the table, in mm) going ``direction``,
+    matching ``open_end``; doubles crosswise; now and then a bend. Returns where the next tile would
+    start and its direction."""
     length, width, _ = scene.style.size_mm
-    hub_radius = scene.hub["radius_mm"] if scene.hub else 0.0
-    position = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
-    open_end = engine_number
     bend = rng.uniform(-0.12, 0.12) if rng.random() < 0.4 else 0.0
-    for _ in range(rng.randint(0, 8)):
+    for _ in range(tiles):
         fault = rng.random() < 0.04
         choices = [tile for tile in pool if (open_end in tile) != fault]
         if not choices:
@@ -250,6 +302,7 @@ def _grow_train(
         open_end = scene.tiles[-1].pips[1]
         position = position + heading * (step + rng.uniform(0, 1.5))
         direction += bend
+    return position, direction
 
 
 def _add_marker(scene: Scene, train: Train, footprints: list[Any], rng: random.Random) -> bool:
@@ -359,6 +412,9 @@ HAND_TILE_SHARE = (0.09, 0.4)
 HAND_CUT_SHARE, HAND_OVERFILL = 0.25, 1.7
 """A quarter of hand photos come so close that the hand overfills the frame and edge tiles are
 cut; the others hold the whole hand, as a photo taken to score it does."""
+HAND_WHOLE_FILL = 1.15
+"""The scene's circle reaches a tile's length past the outermost centres, so at 1.15 of the shorter
+side the outermost tiles still lie inside the frame."""
 CLEAN_CAMERA = CameraChoice(max_tilt_deg=0.0, k1=(0.0, 0.0), fill=(1.2, 1.2))
 
 
@@ -378,7 +434,7 @@ def render(
     target, radius = scene.extent_mm()
     camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg)
     if scene.kind == "hand" and options.close_hands:
-        overfill = HAND_OVERFILL if rng.random() < HAND_CUT_SHARE else 1.0
+        overfill = HAND_OVERFILL if rng.random() < HAND_CUT_SHARE else HAND_WHOLE_FILL
         camera_choice = dataclasses.replace(camera_choice, tile_share=HAND_TILE_SHARE, max_fill=overfill)
     if clean:
         camera_choice = CLEAN_CAMERA
@@ -508,7 +564,8 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
             {
                 "pips": list(tile.pips),
                 "corners": np.round(corners, 1).tolist(),
-                "unreadable": False,
+                # a face-up tile with a half beyond the frame cannot be read, as in a real photo
+                "unreadable": tile.pose == FACE_UP and not halves_in_frame(corners, width, height),
                 "pose": tile.pose,
                 "cut": not inside,
                 "half_centres": np.round(halves, 1).tolist(),
@@ -521,7 +578,9 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
         "set": scene.highest,
         "tiles": tiles,
         "chains": [train.tiles for train in scene.trains if len(train.tiles) > 1],
-        "total_pips": sum(sum(tile.pips) for tile in scene.tiles if tile.pose == FACE_UP),
+        "total_pips": sum(
+            sum(tile["pips"]) for tile in tiles if tile["pose"] == FACE_UP and not tile["unreadable"]
+        ),
         "flags": scene.flags,
         "notes": f"synthetic {scene.kind} seed={scene.seed} table={scene.table}",
     }
