@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Synthetic hands for measuring, never trained on; named by the generator version that drew them.
+EVAL_HANDS := out/synth/eval-hand-v8
 
 .PHONY: run test bench eval realism train-deps clean
 
@@ -42,12 +44,12 @@ eval: $(BIN)/hubcam
 	cp out/eval/real-baseline/summary.md benchmarks/results/eval-real-baseline.md
 	$(BIN)/hubcam eval --real --pipeline pips-on-true-corners --out out/eval/real-pips-oracle
 	cp out/eval/real-pips-oracle/summary.md benchmarks/results/eval-real-pips-on-true-corners.md
-	$(BIN)/hubcam synth --kind hand --n 200 --seed 7 --out out/synth/eval-hand-seed7
-	$(BIN)/hubcam eval --set out/synth/eval-hand-seed7 --pipeline baseline --out out/eval/synth-hand-baseline
+	$(BIN)/hubcam synth --kind hand --n 200 --seed 7 --out $(EVAL_HANDS)
+	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline baseline --out out/eval/synth-hand-baseline
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
 	$(BIN)/hubcam eval --real --out out/eval/real-hubcam
 	cp out/eval/real-hubcam/summary.md benchmarks/results/eval-real-hubcam.md
-	$(BIN)/hubcam eval --set out/synth/eval-hand-seed7 --out out/eval/synth-hand-hubcam
+	$(BIN)/hubcam eval --set $(EVAL_HANDS) --out out/eval/synth-hand-hubcam
 	cp out/eval/synth-hand-hubcam/summary.md benchmarks/results/eval-synth-hand-hubcam.md
 
 # Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.detect.onnx_obb import Letterbox, decode, letterbox
-from vision.geometry import short_edge_first, xywhr_to_corners
+from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, xywhr_to_corners
 from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
 
@@ -34,6 +34,17 @@ def test_xywhr_corners_follow_the_angle():
 def test_short_edge_first():
     long_first = np.array([[0, 0], [4, 0], [4, 2], [0, 2]], np.float32)
     assert np.linalg.norm(short_edge_first(long_first)[1] - short_edge_first(long_first)[0]) == pytest.approx(2)
+
+
+def test_halves_and_their_share_in_the_frame():
+    tile = np.array([[0, 20], [0, 0], [40, 0], [40, 20]], np.float32)  # pips[0] end at x = 0
+    first, second = halves_of(tile)
+    assert np.allclose(first, [[0, 20], [0, 0], [20, 0], [20, 20]]) and np.allclose(second[2:], tile[2:])
+    assert share_in_frame(tile, 100, 100) == pytest.approx(1.0)
+    assert share_in_frame(tile - [30, 0], 100, 100) == pytest.approx(0.25)  # 10 of its 40 px are left
+    assert halves_in_frame(tile, 100, 100) and halves_in_frame(tile - [0.5, 0], 100, 100)
+    assert not halves_in_frame(tile - [5, 0], 100, 100)  # a quarter of the first half is cut away
+    assert not halves_in_frame(tile + [65, 0], 100, 100)
 
 
 def raw_output(rows: list[tuple[float, float, float, float, list[float], float]]) -> np.ndarray:
@@ -152,3 +163,12 @@ def test_the_set_is_the_smallest_that_holds_every_sure_count():
     assert likely_set(np.vstack([sure(2, 5), sure(13, confidence=0.5)])) == 6  # an unsure 13 does not count
     assert likely_set(sure(13)) == 15
     assert likely_set(np.zeros((0, 19))) == 6
+
+
+def test_symmetric_views_turn_and_mirror_each_half():
+    from vision.read.pip_reader import symmetric_views
+
+    half = np.zeros((1, 4, 4, 3), np.uint8)
+    half[0, 0, 1] = 255  # one bright pixel at row 0, column 1
+    bright = [tuple(np.argwhere(view[0, :, :, 0])[0]) for view in symmetric_views(half)]
+    assert bright == [(0, 1), (3, 2), (3, 1), (0, 2)]

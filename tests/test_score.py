@@ -71,3 +71,18 @@ def test_impossible_counts_are_never_reported(photo, capsys):
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert all(max(tile["pips"]) <= 6 for tile in result["tiles"] if tile["pips"])
     assert np.isfinite(result["total"])
+
+
+def test_a_half_beyond_the_frame_is_not_read(photo):
+    """A tile cut by the frame is reported uncertain rather than read short (a cut half looks blank)."""
+    from vision.read.pip_reader import PipReader
+
+    path, label = photo
+    image = cv2.imread(str(path))
+    whole = np.array(label["tiles"][0]["corners"], np.float32)
+    length = np.linalg.norm(whole[2] - whole[1])
+    at_edge = whole - whole.min(axis=0) + [1, 1]  # wholly inside, touching the top-left corner
+    cut = at_edge - [length / 4, 0]  # now a quarter of the tile is off the left edge
+    inside, outside = PipReader(COUNTER).read(image, [at_edge, cut], highest=18)
+    assert not (inside.uncertain and min(inside.confidence) >= 0.6)  # only its confidence can refuse it
+    assert outside.uncertain

