@@ -125,6 +125,22 @@ def test_summary_adds_up_over_images():
     assert summary["failed_stage"] == {"none": 1, "pips": 1}
 
 
+def test_rates_by_set_keep_each_sets_images_apart():
+    from vision.eval.run import by_set, summary_markdown
+
+    good = score_image(
+        labelled(LabelledTile(tile_box(0, 0), (6, 3))), Prediction((PredictedTile(tile_box(0, 0), (6, 3)),))
+    )
+    missed = score_image(labelled(LabelledTile(tile_box(0, 0), (2, 2))), Prediction(()))
+    table = by_set([("a", good), ("b", missed), ("a", good)])
+    assert table["a"]["images"] == 2 and table["a"]["tile recall"] == [2, 2]
+    assert table["a"]["exact photo total"] == [2, 2]
+    assert table["b"]["tile recall"] == [0, 1] and table["b"]["tile precision"] == [0, 0]
+    document = {"title": "t", "images": 3, "rates": {}, "mean_abs_total_error": None, "mean_timings_ms": {},
+                "failed_stage": {}, "by_set": table}  # fmt: skip
+    assert "| b | 1 | 0/1 | n/a | n/a | 0/1 |" in summary_markdown(document)
+
+
 def test_a_shrunk_photo_keeps_its_labels_in_step():
     from benchmarks.framing import shrink
 

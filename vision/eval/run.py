@@ -61,6 +61,7 @@ def evaluate(
     summary = summarise(scores)
     write_csv(out_dir / "per_image.csv", scores)
     document = summary_json(summary, title)
+    document["by_set"] = by_set([(label.source, score) for label, _, score in kept])
     (out_dir / "summary.json").write_text(json.dumps(document, indent=2) + "\n")
     (out_dir / "summary.md").write_text(summary_markdown(document))
     if worst and kept:
@@ -158,6 +159,21 @@ def summary_json(summary: dict[str, Any], title: str) -> dict[str, Any]:
     }
 
 
+SET_RATES = ("tile recall", "tile precision", "per-half accuracy", "exact photo total")
+
+
+def by_set(scored: Sequence[tuple[str, ImageScore]]) -> dict[str, dict[str, Any]]:
+    """The main rates for each set the images came from (a real folder, or one synthetic set),
+    as [successes, trials]: where a change helps and where it hurts."""
+    sources = sorted({source for source, _ in scored})
+    table = {}
+    for source in sources:
+        summary = summarise([score for origin, score in scored if origin == source])
+        rates = {rate.name: [rate.successes, rate.trials] for rate in summary["rates"] if rate.name in SET_RATES}
+        table[source] = {"images": summary["images"], **rates}
+    return table
+
+
 def summary_markdown(document: dict[str, Any]) -> str:
     lines = [f"# {document['title']}", "", f"{document['images']} images.", ""]
     lines += ["| measure | value | 95 % interval | count |", "|---|---|---|---|"]
@@ -174,6 +190,13 @@ def summary_markdown(document: dict[str, Any]) -> str:
         lines += [f"Mean time per image: {stages}.", ""]
     blame = ", ".join(f"{stage} {count}" for stage, count in sorted(document["failed_stage"].items()))
     lines += [f"First failing stage per image: {blame}.", ""]
+    if len(document.get("by_set", {})) > 1:
+        header = "| set | images | " + " | ".join(SET_RATES) + " |"
+        lines += ["By set:", "", header, "|---" * (len(SET_RATES) + 2) + "|"]
+        for source, row in document["by_set"].items():
+            cells = [f"{s}/{t}" if t else "n/a" for s, t in (row[name] for name in SET_RATES)]
+            lines.append(f"| {source} | {row['images']} | " + " | ".join(cells) + " |")
+        lines.append("")
     return "\n".join(lines)
 
 
