@@ -578,9 +578,7 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
         "set": scene.highest,
         "tiles": tiles,
         "chains": [train.tiles for train in scene.trains if len(train.tiles) > 1],
-        "total_pips": sum(
-            sum(tile["pips"]) for tile in tiles if tile["pose"] == FACE_UP and not tile["unreadable"]
-        ),
+        "total_pips": sum(sum(tile["pips"]) for tile in tiles if tile["pose"] == FACE_UP and not tile["unreadable"]),
         "flags": scene.flags,
         "notes": f"synthetic {scene.kind} seed={scene.seed} table={scene.table}",
     }
