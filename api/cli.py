@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
     train.add_argument("--scenes", type=int, default=None, help="pips: synthetic scenes to render")
+    train.add_argument(
+        "--high-scenes", type=int, default=0, help="pips: extra scenes dealt from double-15 and 18 sets only"
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
     train.add_argument(
@@ -360,7 +363,10 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(f"training needs the train extra ({error.name} is missing): make train-deps") from None
     if args.model == "pips":
         recipe = CounterRecipe(
-            scenes=args.scenes or CounterRecipe.scenes, epochs=args.epochs or CounterRecipe.epochs, seed=args.seed
+            scenes=args.scenes or CounterRecipe.scenes,
+            high_scenes=args.high_scenes,
+            epochs=args.epochs or CounterRecipe.epochs,
+            seed=args.seed,
         )
         card = train_and_export(args.out or Path("models/pip-counter"), recipe)
         print(json.dumps(card, indent=2))

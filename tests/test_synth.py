@@ -116,3 +116,8 @@ def test_a_tile_with_a_half_beyond_the_frame_is_labelled_unreadable():
                 centres = np.array(tile["half_centres"])
                 assert ((centres >= 0) & (centres <= (label["width"], label["height"]))).all()
     assert unreadable > 0
+
+
+def test_scenes_are_dealt_from_the_sets_asked_for():
+    assert {make_scene("hand", seed, SceneOptions(sets=(15, 18))).highest for seed in range(12)} == {15, 18}
+    assert make_scene("hand", 3).highest == make_scene("hand", 3, SceneOptions()).highest

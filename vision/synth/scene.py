@@ -54,6 +54,8 @@ class SceneOptions:
     """Which table tops scenes are laid on."""
     distractors: bool = True
     """Face-down and standing tiles among the face-up ones."""
+    sets: tuple[int, ...] = SET_SIZES
+    """Which sets (highest doubles) scenes are dealt from."""
     close_hands: bool = True
     """Hands framed by their tiles (a tile 7-32 % of the longer side, as in real hand photos,
     where the median is 19 %) rather than by the whole scene (median 9 %)."""
@@ -114,7 +116,7 @@ class Scene:
 def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     """A random scene of ``kind`` ('hand' or 'table'), the same for the same seed."""
     rng = random.Random(seed)
-    highest = rng.choice(SET_SIZES)
+    highest = rng.choice(options.sets)
     style = random_tile_style(rng, highest, options.pip_styles)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
