@@ -86,3 +86,15 @@ def test_a_half_beyond_the_frame_is_not_read(photo):
     inside, outside = PipReader(COUNTER).read(image, [at_edge, cut], highest=18)
     assert not (inside.uncertain and min(inside.confidence) >= 0.6)  # only its confidence can refuse it
     assert outside.uncertain
+
+
+def test_the_detector_takes_its_input_size_from_the_model_itself(tmp_path):
+    """A model copied without its card still gets images at the size it was exported for."""
+    import shutil
+
+    from vision.detect.onnx_obb import OBBDetector
+
+    shutil.copyfile(DETECTOR, tmp_path / "model.onnx")
+    alone = OBBDetector(tmp_path / "model.onnx")
+    assert alone.imgsz == OBBDetector(DETECTOR).imgsz == 320
+    assert len(alone(np.zeros((480, 640, 3), np.uint8)).scores) == 0

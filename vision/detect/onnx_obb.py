@@ -73,7 +73,8 @@ def decode(output: np.ndarray, box: Letterbox, conf: float = 0.25, iou: float = 
 
 
 class OBBDetector:
-    """Load once, call per image. ``card`` beside the model gives its image size and class names."""
+    """Load once, call per image. The image size is the model's fixed input size (else the card's);
+    ``card`` beside the model gives the class names."""
 
     def __init__(self, model_path: Path, imgsz: int | None = None, conf: float = 0.25, iou: float = 0.5) -> None:
         import onnxruntime
@@ -82,12 +83,13 @@ class OBBDetector:
             raise FileNotFoundError(f"no detector model at {model_path}")
         card_path = model_path.with_name("card.json")
         card = json.loads(card_path.read_text()) if card_path.exists() else {}
-        self.imgsz = imgsz or int(card.get("recipe", {}).get("imgsz", 640))
         self.names: list[str] = card.get("names", ["tile"])
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 2
         self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
+        fixed = self.session.get_inputs()[0].shape[2]  # an int for a fixed-size export, else a name
+        self.imgsz = imgsz or (fixed if isinstance(fixed, int) else int(card.get("recipe", {}).get("imgsz", 640)))
         self.conf, self.iou = conf, iou
 
     def __call__(self, image_bgr: np.ndarray) -> Detections:
