@@ -96,5 +96,6 @@ def test_the_detector_takes_its_input_size_from_the_model_itself(tmp_path):
 
     shutil.copyfile(DETECTOR, tmp_path / "model.onnx")
     alone = OBBDetector(tmp_path / "model.onnx")
-    assert alone.imgsz == OBBDetector(DETECTOR).imgsz == 320
+    exported_at = json.loads(DETECTOR.with_name("card.json").read_text())["recipe"]["imgsz"]
+    assert alone.imgsz == OBBDetector(DETECTOR).imgsz == exported_at
     assert len(alone(np.zeros((480, 640, 3), np.uint8)).scores) == 0
