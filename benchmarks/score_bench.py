@@ -28,7 +28,9 @@ from vision.pipeline import HandScorer
 from vision.photo import read_photo
 from vision.synth.scene import make_scene, render
 width, height, repeats = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-image, label = render(make_scene("hand", 777), (width, height))
+# the first hand from seed 777 on with 15 face-up tiles: the "pips of 15 tiles"
+seed = next(s for s in range(777, 100_000) if sum(t.pose == "face_up" for t in make_scene("hand", s).tiles) == 15)
+image, label = render(make_scene("hand", seed), (width, height))
 image = cv2.resize(image, (width, height)) if image.shape[1] != width else image
 path = Path(tempfile.mkdtemp()) / "photo.jpg"
 cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])

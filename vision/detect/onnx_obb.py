@@ -86,6 +86,8 @@ class OBBDetector:
         self.names: list[str] = card.get("names", ["tile"])
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 2
+        # threads that spin-wait after a run take the CPU from the next stage (detector, then counter)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         fixed = self.session.get_inputs()[0].shape[2]  # an int for a fixed-size export, else a name
