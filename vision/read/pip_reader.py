@@ -67,8 +67,9 @@ class PipReader:
         probabilities = self.probabilities(halves)
         again = probabilities.max(axis=1) < RECHECK
         if again.any():
-            views = np.concatenate(symmetric_views(halves[again]))  # one batch: one call's overhead
-            probabilities[again] = self.probabilities(views).reshape(4, -1, probabilities.shape[1]).mean(axis=0)
+            views = symmetric_views(halves[again])
+            read = self.probabilities(np.concatenate(views))  # one batch: one call's overhead
+            probabilities[again] = read.reshape(len(views), -1, probabilities.shape[1]).mean(axis=0)
         if highest is None:
             highest = likely_set(probabilities)
         probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
