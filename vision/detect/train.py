@@ -134,11 +134,11 @@ def train_detector(
         raise ValueError(f"no labelled images in {', '.join(map(str, sets))}")
     work = REPO / "out" / "train"
     data_yaml = export_yolo_obb(labels, work / "obb", val_share=0.1)
+    kept = None
     if start_from is not None:  # the run folder is reused: keep the starting weights out of its way
         kept = work / "start-from.pt"
         shutil.copyfile(start_from, kept)
-        start_from = kept
-    weights, seconds = train(data_yaml, work / "detector", recipe, resume=resume, hours=hours, start_from=start_from)
+    weights, seconds = train(data_yaml, work / "detector", recipe, resume=resume, hours=hours, start_from=kept)
     metrics = validate(weights, data_yaml, recipe.imgsz)
     export_onnx(weights, out_dir, recipe.imgsz)
     data = {
