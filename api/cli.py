@@ -290,8 +290,9 @@ def run_score(args: argparse.Namespace) -> int:
 
     from vision.draw import MAGENTA, RED, draw_tile, thickness_for
     from vision.eval.metrics import with_decode
+    from vision.geometry import is_cut
     from vision.photo import PhotoError, read_photo
-    from vision.pipeline import HandScorer, is_cut
+    from vision.pipeline import HandScorer
 
     scorer = _with_models(HandScorer, highest=args.set)
     if args.overlay:

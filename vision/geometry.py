@@ -26,6 +26,16 @@ def xywhr_to_corners(boxes: np.ndarray) -> np.ndarray:
     return (centre + signs[:, :, 0] * along + signs[:, :, 1] * across).astype(np.float32)
 
 
+def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0) -> bool:
+    """Whether a tile reaches the frame's edge (part of it may be outside the photo)."""
+    return bool(
+        (corners[:, 0] < margin_px).any()
+        or (corners[:, 1] < margin_px).any()
+        or (corners[:, 0] > width - 1 - margin_px).any()
+        or (corners[:, 1] > height - 1 - margin_px).any()
+    )
+
+
 HALF_IN_FRAME = 0.85
 """A half is read only when this share of it lies inside the photo: pips beyond the frame's edge
 cannot be counted, and a half cut there would read as fewer pips (or none) with full confidence.

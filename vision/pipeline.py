@@ -57,16 +57,6 @@ class HandScorer:
         return Prediction(tiles, total=total, timings_ms=timings)
 
 
-def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0) -> bool:
-    """Whether a tile reaches the frame's edge (part of it may be outside the photo)."""
-    return bool(
-        (corners[:, 0] < margin_px).any()
-        or (corners[:, 1] < margin_px).any()
-        or (corners[:, 0] > width - 1 - margin_px).any()
-        or (corners[:, 1] > height - 1 - margin_px).any()
-    )
-
-
 class PipsOnTrueCorners:
     """The pip reader alone, given the labelled corners of the face-up tiles: isolates the pip stage."""
 

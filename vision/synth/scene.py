@@ -17,7 +17,7 @@ import numpy as np
 
 from engine.tiles import SET_SIZES, domino_set
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
-from vision.geometry import halves_in_frame
+from vision.geometry import halves_in_frame, is_cut
 from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.effects import apply_look, random_look
 from vision.synth.face import render_back, render_face
@@ -562,7 +562,6 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
         top = item.top_corners()
         start_end, far_end = top[[0, 1]].mean(axis=0), top[[2, 3]].mean(axis=0)
         halves = camera.project(np.array([0.75 * start_end + 0.25 * far_end, 0.25 * start_end + 0.75 * far_end]))
-        inside = bool(((corners >= 0) & (corners <= (width - 1, height - 1))).all())
         tiles.append(
             {
                 "pips": list(tile.pips),
@@ -570,7 +569,7 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
                 # a face-up tile with a half beyond the frame cannot be read, as in a real photo
                 "unreadable": tile.pose == FACE_UP and not halves_in_frame(corners, width, height),
                 "pose": tile.pose,
-                "cut": not inside,
+                "cut": is_cut(corners, width, height, margin_px=0.0),
                 "half_centres": np.round(halves, 1).tolist(),
             }
         )
