@@ -47,8 +47,12 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind hand --n 200 --seed 7 --out $(EVAL_HANDS)
 	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline baseline --out out/eval/synth-hand-baseline
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
+	$(BIN)/hubcam eval --real --pipeline hubcam-unverified --out out/eval/real-unverified
+	cp out/eval/real-unverified/summary.md benchmarks/results/eval-real-hubcam-unverified.md
 	$(BIN)/hubcam eval --real --out out/eval/real-hubcam
 	cp out/eval/real-hubcam/summary.md benchmarks/results/eval-real-hubcam.md
+	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline hubcam-unverified --out out/eval/synth-hand-unverified
+	cp out/eval/synth-hand-unverified/summary.md benchmarks/results/eval-synth-hand-hubcam-unverified.md
 	$(BIN)/hubcam eval --set $(EVAL_HANDS) --out out/eval/synth-hand-hubcam
 	cp out/eval/synth-hand-hubcam/summary.md benchmarks/results/eval-synth-hand-hubcam.md
 

@@ -100,22 +100,26 @@ def build_parser() -> argparse.ArgumentParser:
     score.set_defaults(run=run_score)
 
     train = verbs.add_parser("train", help="train a model (needs the train extra: make train-deps)")
-    train.add_argument("model", choices=["detector", "pips"], help="the tile detector, or the pip counter")
+    train.add_argument(
+        "model", choices=["detector", "pips", "verifier"], help="the tile detector, pip counter or tile verifier"
+    )
     train.add_argument("--sets", type=Path, nargs="*", default=[], help="detector: synthetic sets to train on")
     train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
-    train.add_argument("--scenes", type=int, default=None, help="pips: synthetic scenes to render")
+    train.add_argument("--scenes", type=int, default=None, help="pips, verifier: synthetic scenes to render")
     train.add_argument(
         "--high-scenes", type=int, default=0, help="pips: extra scenes dealt from double-15 and 18 sets only"
     )
-    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--seed", type=int, default=None, help="default: the recipe's")
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
         help="detector: a new run starting from these weights (e.g. a finished run's last.pt), not from nothing",
     )  # fmt: skip
-    train.add_argument("--out", type=Path, help="model folder (default models/tile-detector or models/pip-counter)")
+    train.add_argument(
+        "--out", type=Path, help="model folder (default models/tile-detector, pip-counter or tile-verifier)"
+    )
     train.set_defaults(run=run_train)
 
     ev = verbs.add_parser("eval", help="measure a pipeline on labelled photos, real or synthetic")
@@ -126,9 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
     ev.add_argument(
         "--pipeline",
-        choices=["hubcam", "baseline", "pips-on-true-corners"],
+        choices=["hubcam", "hubcam-unverified", "baseline", "pips-on-true-corners"],
         default="hubcam",
-        help="what to run (default hubcam); pips-on-true-corners: the pip reader alone, on the labelled corners",
+        help=(
+            "what to run (default hubcam); hubcam-unverified: without the tile verifier (the detector's boxes as "
+            "it keeps them alone); pips-on-true-corners: the pip reader alone, on the labelled corners"
+        ),
     )
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
     ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
@@ -272,6 +279,8 @@ def _pipeline(name: str) -> Any:
         return read_tiles
     from vision.pipeline import HandScorer, PipsOnTrueCorners
 
+    if name == "hubcam-unverified":
+        return _with_models(HandScorer, verifier=None)
     return _with_models(PipsOnTrueCorners if name == "pips-on-true-corners" else HandScorer)
 
 
@@ -280,7 +289,7 @@ def _with_models(factory: Any, **options: Any) -> Any:
     try:
         return factory(**options)
     except FileNotFoundError as error:
-        raise UsageError(f"{error} (train one: hubcam train detector / hubcam train pips)") from None
+        raise UsageError(f"{error} (train one: hubcam train detector / pips / verifier)") from None
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -358,6 +367,8 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         if args.model == "pips":
             from vision.read.train_counter import CounterRecipe, train_and_export
+        elif args.model == "verifier":
+            from vision.detect.train_verifier import VerifierRecipe
         else:
             from vision.detect.train import Recipe
     except ImportError as error:
@@ -367,16 +378,28 @@ def run_train(args: argparse.Namespace) -> int:
             scenes=args.scenes or CounterRecipe.scenes,
             high_scenes=args.high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
-            seed=args.seed,
+            seed=CounterRecipe.seed if args.seed is None else args.seed,
         )
         card = train_and_export(args.out or Path("models/pip-counter"), recipe)
+        print(json.dumps(card, indent=2))
+        return 0
+    if args.model == "verifier":
+        from vision.detect import train_verifier
+
+        verifier_recipe = VerifierRecipe(
+            scenes=args.scenes or VerifierRecipe.scenes,
+            epochs=args.epochs or VerifierRecipe.epochs,
+            seed=VerifierRecipe.seed if args.seed is None else args.seed,
+        )
+        card = train_verifier.train_and_export(args.out or Path("models/tile-verifier"), verifier_recipe)
         print(json.dumps(card, indent=2))
         return 0
     if not args.sets:
         raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")
     from vision.detect.train import train_detector
 
-    recipe = Recipe(epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=args.seed)
+    seed = Recipe.seed if args.seed is None else args.seed
+    recipe = Recipe(epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=seed)
     try:
         card = train_detector(
             args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume, args.start_from

@@ -1,4 +1,4 @@
-"""A hand photo in, its tiles and total out: the detector, then the pip reader.
+"""A hand photo in, its tiles and total out: the detector, the tile verifier, then the pip reader.
 
 Only face-up tiles count (the detector also knows face-down and standing ones); a
 tile partly outside the frame is flagged ``cut``; a tile the reader is unsure of is
@@ -14,33 +14,62 @@ import numpy as np
 
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import OBBDetector
+from vision.detect.verify import TileVerifier, choose_tiles
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.read.pip_reader import PipReader
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
+VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 FACE_UP_CLASS = 0
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.35, 0.3
-"""Chosen on synthetic hands by benchmarks/detector_thresholds.py (tiles in a hand never lie on
-one another, so boxes that overlap at all are suppressed)."""
+"""The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py
+(tiles in a hand never lie on one another, so boxes that overlap at all are suppressed)."""
+PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU = 0.02, 0.7
+"""With the verifier: the detector proposes more, and looser, boxes than it would keep alone ..."""
+VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.67, 0.2, 0.3
+"""... each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``
+(real tiles the detector doubted, at 0.04-0.2, were often plain to the verifier), overlapping
+boxes are suppressed by that score and those scoring KEEP_SCORE or more are kept (chosen on
+synthetic hands by benchmarks/verifier_thresholds.py; TILE_NMS_IOU is the detector's own)."""
 
 
 class HandScorer:
     """Load the models once; call with a BGR image."""
 
-    def __init__(self, detector: Path = DETECTOR, counter: Path = COUNTER, highest: int | None = None) -> None:
-        self.detector = OBBDetector(detector, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
+    def __init__(
+        self,
+        detector: Path = DETECTOR,
+        counter: Path = COUNTER,
+        highest: int | None = None,
+        verifier: Path | None = VERIFIER,
+    ) -> None:
+        """``verifier=None``: the detector's boxes as it keeps them alone."""
+        if verifier is None:
+            self.detector = OBBDetector(detector, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
+            self.verifier = None
+        else:
+            self.detector = OBBDetector(detector, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
+            self.verifier = TileVerifier(verifier)
         self.reader = PipReader(counter)
         self.highest = highest
+
+    def find_tiles(self, image_bgr: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+        """The face-up tiles' corners and scores, best first."""
+        found = self.detector(image_bgr)
+        face_up = found.classes == FACE_UP_CLASS
+        corners, scores = found.corners[face_up], found.scores[face_up]
+        if self.verifier is not None:
+            said = self.verifier(image_bgr, list(corners))
+            kept, scores = choose_tiles(corners, scores, said, VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU)
+            corners, scores = corners[kept], scores[kept]
+        return list(corners), scores
 
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Prediction:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
-        found = self.detector(image_bgr)
-        face_up = found.classes == FACE_UP_CLASS
-        corners = list(found.corners[face_up])
-        scores = found.scores[face_up]
+        corners, scores = self.find_tiles(image_bgr)
         detected = time.perf_counter()
         readings = self.reader.read(image_bgr, corners, self.highest)
         done = time.perf_counter()

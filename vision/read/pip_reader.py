@@ -67,9 +67,10 @@ class PipReader:
         probabilities = self.probabilities(halves)
         again = probabilities.max(axis=1) < RECHECK
         if again.any():
-            views = symmetric_views(halves[again])
+            views = symmetric_views(halves[again])[1:]  # the half as it is was read already
             read = self.probabilities(np.concatenate(views))  # one batch: one call's overhead
-            probabilities[again] = read.reshape(len(views), -1, probabilities.shape[1]).mean(axis=0)
+            turned = read.reshape(len(views), -1, probabilities.shape[1])
+            probabilities[again] = (probabilities[again] + turned.sum(axis=0)) / (len(views) + 1)
         if highest is None:
             highest = likely_set(probabilities)
         probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...

@@ -1,0 +1,79 @@
+"""The tile verifier: its crops, the suppression after it, the boxes it is trained on, and the bundled model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.data.labels import FACE_UP
+from vision.detect.train_verifier import NEGATIVE_IOU, POSITIVE_IOU, hard_boxes, label_boxes, rectangle
+from vision.detect.verify import CROP_SHAPE, MARGIN_PX, TILE_PX, TileVerifier, crop_box, crop_boxes, suppress
+from vision.eval.metrics import polygon_iou
+from vision.pipeline import VERIFIER
+from vision.synth.scene import FULL, make_scene, render
+
+
+def test_a_crop_holds_the_box_with_its_end_on_the_left_and_a_margin_round_it():
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[80:121, 50:131] = 100  # the tile
+    image[80:121, 50:55] = 255  # a mark at its left end
+    corners = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
+    crop = crop_box(image, corners)
+    assert crop.shape == (*CROP_SHAPE, 3)
+    inside = crop[MARGIN_PX : MARGIN_PX + TILE_PX, MARGIN_PX : MARGIN_PX + 2 * TILE_PX]
+    assert inside[:, :2].mean() > 200 and inside[:, -4:].mean() == pytest.approx(100, abs=5)
+    assert crop[: MARGIN_PX - 2].mean() < 5 and crop[:, -(MARGIN_PX - 2) :].mean() < 5  # the table round it
+    turned = crop_box(image, np.roll(corners, 2, axis=0))  # the other end first: the mark goes right
+    assert turned[MARGIN_PX : MARGIN_PX + TILE_PX, -MARGIN_PX - 2 : -MARGIN_PX].mean() > 200
+    assert crop_boxes(image, []).shape == (0, *CROP_SHAPE, 3)
+
+
+def test_suppression_keeps_the_best_of_overlapping_boxes_and_every_separate_one():
+    a = rectangle(np.array([50, 50], np.float32), np.array([1, 0], np.float32), 40, 20)
+    a_moved = a + np.float32([4, 0])
+    far = a + np.float32([100, 0])
+    kept = suppress(np.stack([a, a_moved, far]), np.array([0.5, 0.9, 0.4], np.float32), 0.3)
+    assert list(kept) == [1, 2]
+    assert len(suppress(np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), 0.3)) == 0
+
+
+def test_a_rectangle_starts_with_a_short_edge():
+    quad = rectangle(np.array([10, 10], np.float32), np.array([0, 3], np.float32), 40, 20)
+    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(20)
+    assert np.linalg.norm(quad[2] - quad[1]) == pytest.approx(40)
+    assert quad.mean(axis=0) == pytest.approx([10, 10])
+
+
+def test_boxes_are_labelled_by_what_they_cover_and_doubtful_ones_left_out():
+    tile = rectangle(np.array([100, 100], np.float32), np.array([1, 0], np.float32), 80, 40)
+    near = tile + np.float32([4, 0])
+    half_off = tile + np.float32([40, 0])  # IoU 1/3
+    doubtful = tile + np.float32([20, 0])  # IoU 0.6
+    kept, labels = label_boxes([near, half_off, doubtful], [tile])
+    assert polygon_iou(near, tile) >= POSITIVE_IOU and polygon_iou(half_off, tile) < NEGATIVE_IOU
+    assert labels == [1, 0] and np.array_equal(kept[1], half_off)
+
+
+def test_two_touching_tiles_give_boxes_that_straddle_them():
+    along = np.array([1, 0], np.float32)
+    top = rectangle(np.array([100, 100], np.float32), along, 80, 40)
+    below = rectangle(np.array([100, 140], np.float32), along, 80, 40)  # touching along a long edge
+    boxes = hard_boxes([top, below], np.random.default_rng(0), 400, 300)
+    upright = [box for box in boxes if abs(box[1] - box[0])[0] > 30]  # short edge across x: a vertical box
+    straddles = [box for box in upright if 60 < box.mean(axis=0)[0] < 140 and 115 < box.mean(axis=0)[1] < 125]
+    assert straddles and all(max(polygon_iou(box, top), polygon_iou(box, below)) < NEGATIVE_IOU for box in straddles)
+
+
+@pytest.mark.skipif(not VERIFIER.exists(), reason="no bundled tile verifier")
+def test_the_bundled_verifier_tells_tiles_from_boxes_that_are_not_one():
+    image, label = render(make_scene("hand", 4242, FULL), (1280, 960), FULL)
+    tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
+    others, _ = label_boxes(hard_boxes(tiles, np.random.default_rng(1), 1280, 960), tiles)
+    verifier = TileVerifier(VERIFIER)
+    said_tiles, said_others = verifier(image, tiles), verifier(image, others)
+    assert (said_tiles > 0.5).mean() >= 0.9 and (said_others < 0.5).mean() >= 0.9
+
+
+def test_a_missing_verifier_model_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="tile verifier"):
+        TileVerifier(tmp_path / "nothing.onnx")

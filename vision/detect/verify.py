@@ -1,0 +1,85 @@
+"""A second look at each box the detector finds: is it exactly one tile's face?
+
+On real photos most wrong totals came from boxes that are not one tile: a box over the
+near halves of two touching tiles, a box over one half, a box turned across a tile. The
+detector sees the whole photo at 320 px; the verifier sees each box rectified at full
+resolution with a margin of its surroundings, where a divider across the middle and a
+tile's edges just inside the box tell a tile from a straddle. Its answer scales the
+detector's score before boxes that overlap are suppressed, so a straddling box gives
+way to the true tiles beneath it when the detector also proposed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+TILE_PX = 24
+"""The tile's short side in the crop (its long side is twice that)."""
+MARGIN_PX = 8
+"""Surroundings kept on every side: whether the box's edges are the tile's edges shows there."""
+CROP_SHAPE = (TILE_PX + 2 * MARGIN_PX, 2 * TILE_PX + 2 * MARGIN_PX)
+"""(height, width) of a crop: 40 x 64."""
+
+
+def crop_box(image_bgr: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The box rectified with corners[0..1] on the left, with MARGIN_PX of its surroundings."""
+    left, top = MARGIN_PX, MARGIN_PX
+    right, bottom = MARGIN_PX + 2 * TILE_PX, MARGIN_PX + TILE_PX
+    target = np.array([[left, bottom], [left, top], [right, top], [right, bottom]], np.float32)
+    H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
+    height, width = CROP_SHAPE
+    return cv2.warpPerspective(image_bgr, H, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+    """``(n, 40, 64, 3)`` uint8 crops of every box."""
+    crops = [crop_box(image_bgr, quad) for quad in corners]
+    return np.stack(crops) if crops else np.zeros((0, *CROP_SHAPE, 3), np.uint8)
+
+
+class TileVerifier:
+    """Load once; ``(image, boxes)`` in, the probability that each box is one face-up tile out."""
+
+    def __init__(self, model_path: Path) -> None:
+        import onnxruntime
+
+        if not model_path.exists():
+            raise FileNotFoundError(f"no tile verifier model at {model_path}")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 2
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # see OBBDetector
+        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """``(n,)`` probability of "one tile" for ``(n, 40, 64, 3)`` uint8 BGR crops."""
+        if len(crops) == 0:
+            return np.zeros(0, np.float32)
+        batch = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
+        (logits,) = self.session.run(None, {"crops": batch})
+        return (1 / (1 + np.exp(-logits.reshape(-1)))).astype(np.float32)
+
+    def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+        return self.probabilities(crop_boxes(image_bgr, corners))
+
+
+def suppress(corners: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices of the boxes kept by rotated non-maximum suppression, best score first."""
+    if len(scores) == 0:
+        return np.zeros(0, int)
+    rects = [cv2.minAreaRect(np.asarray(quad, np.float32)) for quad in corners]
+    kept = np.array(cv2.dnn.NMSBoxesRotated(rects, [float(s) for s in scores], 0.0, iou), dtype=int).reshape(-1)
+    return kept[np.argsort(-scores[kept])]
+
+
+def choose_tiles(
+    corners: np.ndarray, scores: np.ndarray, said: np.ndarray, weight: float, keep: float, iou: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes kept, best first, and every box's score ``scores ** (1 - weight) * said ** weight``:
+    boxes overlapping a better one by ``iou`` are suppressed, those scoring below ``keep`` dropped."""
+    combined = scores ** (1 - weight) * said**weight
+    kept = suppress(corners, combined, iou)
+    return kept[combined[kept] >= keep], combined
