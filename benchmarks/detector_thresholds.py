@@ -15,24 +15,20 @@ used to choose. Writes ``benchmarks/results/detector_thresholds.json`` and ``.md
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
+from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
-from vision.data.real import iter_images, load_folder, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles
 from vision.pipeline import DETECTOR, FACE_UP_CLASS
 
 OVERLAPS = (0.5, 0.3, 0.15)
 CONFIDENCES = (0.25, 0.35, 0.45, 0.55)
-F1_TIE = 0.005
-"""F1 scores this close are a tie (the set's noise is larger); among ties the higher recall wins."""
 
 
-def rates(photos: list, overlap: float) -> dict[float, tuple[float, float, float]]:
+def rates_at(photos: list, overlap: float) -> dict[float, Rates]:
     """(recall, precision, F1) of face-up tiles at each confidence, for one NMS overlap."""
     detector = OBBDetector(DETECTOR, conf=min(CONFIDENCES), iou=overlap)
     found = [(label, detector(image)) for label, image in photos]
@@ -45,29 +41,19 @@ def rates(photos: list, overlap: float) -> dict[float, tuple[float, float, float
             matched += len(match_tiles(truth, list(detections.corners[keep])))
             labelled += len(truth)
             predicted += int(keep.sum())
-        recall, precision = matched / max(labelled, 1), matched / max(predicted, 1)
-        out[confidence] = (recall, precision, 2 * recall * precision / max(recall + precision, 1e-9))
+        out[confidence] = rates(matched, labelled, predicted)
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v8"))
-    parser.add_argument("--images", type=int, default=400)
-    args = parser.parse_args()
-    photos = {
-        "synthetic": list(iter_images(load_folder(args.set)[: args.images])),
-        "real": list(iter_images(pip_labelled())),
-    }
-    table = {name: {overlap: rates(found, overlap) for overlap in OVERLAPS} for name, found in photos.items() if found}
+    args, photos = photo_sets(__doc__)
+    table = {name: {overlap: rates_at(found, overlap) for overlap in OVERLAPS} for name, found in photos.items()}
     pairs = [(overlap, confidence) for overlap in OVERLAPS for confidence in CONFIDENCES]
-    top_f1 = max(table["synthetic"][o][c][2] for o, c in pairs)
-    ties = [(o, c) for o, c in pairs if table["synthetic"][o][c][2] >= top_f1 - F1_TIE]
-    best = max(ties, key=lambda pair: table["synthetic"][pair[0]][pair[1]][0])
+    chosen = best({(o, c): table["synthetic"][o][c] for o, c in pairs})
     report = {
         "command": f"python -m benchmarks.detector_thresholds --set {args.set} --images {args.images}",
         "date": time.strftime("%Y-%m-%d"),
-        "chosen_on_synthetic": {"nms_iou": best[0], "confidence": best[1]},
+        "chosen_on_synthetic": {"nms_iou": chosen[0], "confidence": chosen[1]},
         "rates": {
             name: {f"{o}/{c}": [round(v, 3) for v in rows[o][c]] for o in OVERLAPS for c in CONFIDENCES}
             for name, rows in table.items()
@@ -77,7 +63,8 @@ def main() -> None:
         "# Detector thresholds",
         "",
         f"`{report['command']}` ({report['date']}). Face-up tile recall / precision / F1; the best",
-        f"synthetic F1 (ties within {F1_TIE} to the higher recall) is chosen: NMS IoU {best[0]}, confidence {best[1]}.",
+        f"synthetic F1 (ties within {F1_TIE} to the higher recall) is chosen: NMS IoU {chosen[0]},",
+        f"confidence {chosen[1]}.",
         "",
         "| NMS IoU | confidence | " + " | ".join(f"{name} R / P / F1" for name in table) + " |",
         "|---|---|" + "---|" * len(table),
@@ -85,7 +72,7 @@ def main() -> None:
     for overlap in OVERLAPS:
         for confidence in CONFIDENCES:
             cells = [" / ".join(f"{v:.3f}" for v in table[name][overlap][confidence]) for name in table]
-            mark = " **chosen**" if (overlap, confidence) == best else ""
+            mark = " **chosen**" if (overlap, confidence) == chosen else ""
             lines.append(f"| {overlap} | {confidence}{mark} | " + " | ".join(cells) + " |")
     write_report("detector_thresholds", report, lines)
 

@@ -15,15 +15,13 @@ real photos' numbers are reported beside, never used to choose. Writes
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
+from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
-from vision.data.real import iter_images, load_folder, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
 from vision.detect.verify import TileVerifier, choose_tiles
 from vision.eval.metrics import match_tiles
@@ -33,14 +31,9 @@ PROPOSALS = (0.02, 0.05, 0.1, 0.2)
 WEIGHTS = (0.5, 0.67, 0.8, 0.9)
 KEEPS = (0.2, 0.3, 0.4, 0.5, 0.6)
 TRIPLES = [(p, w, k) for p in PROPOSALS for w in WEIGHTS for k in KEEPS]
-F1_TIE = 0.005
-"""F1 scores this close are a tie (the set's noise is larger); among ties the higher recall wins."""
 
 
-Triple = tuple[float, float, float]
-
-
-def rates(photos: list) -> dict[Triple, Triple]:
+def rates_at(photos: list) -> dict[tuple[float, float, float], Rates]:
     """(recall, precision, F1) of face-up tiles for every (proposal confidence, weight, keep score)."""
     detector = OBBDetector(DETECTOR, conf=min(PROPOSALS), iou=PROPOSAL_NMS_IOU)
     verifier = TileVerifier(VERIFIER)
@@ -61,29 +54,19 @@ def rates(photos: list) -> dict[Triple, Triple]:
             matched += len(match_tiles(truth, list(corners[kept])))
             labelled += len(truth)
             predicted += len(kept)
-        recall, precision = matched / max(labelled, 1), matched / max(predicted, 1)
-        out[proposal, weight, keep] = (recall, precision, 2 * recall * precision / max(recall + precision, 1e-9))
+        out[proposal, weight, keep] = rates(matched, labelled, predicted)
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v8"))
-    parser.add_argument("--images", type=int, default=400)
-    args = parser.parse_args()
-    photos = {
-        "synthetic": list(iter_images(load_folder(args.set)[: args.images])),
-        "real": list(iter_images(pip_labelled())),
-    }
-    table = {name: rates(found) for name, found in photos.items() if found}
-    top_f1 = max(table["synthetic"][triple][2] for triple in TRIPLES)
-    ties = [triple for triple in TRIPLES if table["synthetic"][triple][2] >= top_f1 - F1_TIE]
-    best = max(ties, key=lambda triple: table["synthetic"][triple][0])
+    args, photos = photo_sets(__doc__)
+    table = {name: rates_at(found) for name, found in photos.items()}
+    chosen = best(table["synthetic"])
     report = {
         "command": f"python -m benchmarks.verifier_thresholds --set {args.set} --images {args.images}",
         "date": time.strftime("%Y-%m-%d"),
         "fixed": {"proposal_nms_iou": PROPOSAL_NMS_IOU, "tile_nms_iou": TILE_NMS_IOU},
-        "chosen_on_synthetic": {"proposal_confidence": best[0], "verifier_weight": best[1], "keep_score": best[2]},
+        "chosen_on_synthetic": dict(zip(("proposal_confidence", "verifier_weight", "keep_score"), chosen, strict=True)),
         "rates": {
             name: {"/".join(map(str, triple)): [round(v, 3) for v in rows[triple]] for triple in TRIPLES}
             for name, rows in table.items()
@@ -94,8 +77,8 @@ def main() -> None:
         "",
         f"`{report['command']}` ({report['date']}). Proposals suppressed at IoU {PROPOSAL_NMS_IOU}, tiles at",
         f"{TILE_NMS_IOU}. Face-up tile recall / precision / F1; the best synthetic F1 (ties within {F1_TIE} to",
-        f"the higher recall) is chosen: proposal confidence {best[0]}, verifier weight {best[1]},",
-        f"keep score {best[2]}.",
+        f"the higher recall) is chosen: proposal confidence {chosen[0]}, verifier weight {chosen[1]},",
+        f"keep score {chosen[2]}.",
         "",
         "| proposal confidence | verifier weight | keep score | "
         + " | ".join(f"{name} R / P / F1" for name in table)
@@ -104,7 +87,7 @@ def main() -> None:
     ]
     for triple in TRIPLES:
         cells = [" / ".join(f"{v:.3f}" for v in table[name][triple]) for name in table]
-        mark = " **chosen**" if triple == best else ""
+        mark = " **chosen**" if triple == chosen else ""
         lines.append("| " + " | ".join(map(str, triple)) + f"{mark} | " + " | ".join(cells) + " |")
     write_report("verifier_thresholds", report, lines)
 

@@ -62,6 +62,8 @@ def test_two_touching_tiles_give_boxes_that_straddle_them():
     upright = [box for box in boxes if abs(box[1] - box[0])[0] > 30]  # short edge across x: a vertical box
     straddles = [box for box in upright if 60 < box.mean(axis=0)[0] < 140 and 115 < box.mean(axis=0)[1] < 125]
     assert straddles and all(max(polygon_iou(box, top), polygon_iou(box, below)) < NEGATIVE_IOU for box in straddles)
+    hole = rectangle(np.array([100, 180], np.float32), along, 80, 40)  # where a third tile would lie below
+    assert max(polygon_iou(box, hole) for box in boxes) > 0.9
 
 
 @pytest.mark.skipif(not VERIFIER.exists(), reason="no bundled tile verifier")
@@ -77,3 +79,14 @@ def test_the_bundled_verifier_tells_tiles_from_boxes_that_are_not_one():
 def test_a_missing_verifier_model_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="tile verifier"):
         TileVerifier(tmp_path / "nothing.onnx")
+
+
+def test_photometric_augmentation_keeps_shape_and_range_and_follows_its_seed():
+    torch = pytest.importorskip("torch")
+    from vision.smallnet import photometric
+
+    batch = torch.rand(16, 3, 8, 12)
+    first = photometric(batch.clone(), torch.Generator().manual_seed(3))
+    again = photometric(batch.clone(), torch.Generator().manual_seed(3))
+    assert first.shape == batch.shape and float(first.min()) >= 0 and float(first.max()) <= 1
+    assert torch.equal(first, again) and not torch.allclose(first, batch, atol=0.01)

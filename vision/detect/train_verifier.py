@@ -6,7 +6,8 @@ Boxes come from synthetic hands the detector never trained on, of three kinds:
   the ones that matter);
 - boxes a detector makes on real photos and rarely on synthetic ones: over the near
   halves of two touching tiles, over one half, shifted along a tile, turned across it,
-  stretched over two tiles end to end, on bare table;
+  stretched over two tiles end to end, beside a tile where the next one would lie (a hole
+  in a grid of tiles looked like a dark tile to the first verifier), on bare table;
 - the true tiles with their corners a little off.
 
 Each box is labelled by what it covers, never by how it was made: a tile when its IoU
@@ -25,11 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
 from vision.read.train_counter import loosen
+from vision.smallnet import fit, flips, photometric, small_cnn
 from vision.synth.scene import FULL, make_scene, render
 
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
@@ -75,6 +78,9 @@ def hard_boxes(tiles: list[np.ndarray], rng: np.random.Generator, width: int, he
         boxes.append(rectangle(centre, along, length * rng.uniform(1.7, 2.2), short))  # two tiles end to end
         half = halves_of(quad)[int(rng.integers(2))]
         boxes.append(rectangle(half.mean(axis=0), along, short * rng.uniform(0.9, 1.3), short))
+        across = (quad[1] - quad[0]) / max(short, 1e-6)
+        for step in (along, -along, across * short, -across * short):  # where a neighbour would lie
+            boxes.append(rectangle(centre + step, along, length, short))
     for i, (tile_a, half_a) in enumerate(halves):  # straddles: near halves of two tiles
         for tile_b, half_b in halves[i + 1 :]:
             if tile_a == tile_b:
@@ -136,91 +142,28 @@ def synthetic_boxes(scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_model() -> Any:
-    from torch import nn
-
-    def block(inputs: int, outputs: int) -> nn.Sequential:
-        return nn.Sequential(
-            nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), nn.MaxPool2d(2)
-        )
-
-    return nn.Sequential(
-        block(3, 16),
-        block(16, 32),
-        block(32, 48),
-        nn.Conv2d(48, 64, 3, padding=1),
-        nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Linear(64, 1),
-    )
-
-
-def augment(batch: Any, generator: Any) -> Any:
-    """Flips both ways (a tile is a tile however it is turned); brightness, colour cast, contrast,
-    grey, blur and noise: the verifier must not learn the renderer's look (its first try, without
-    the colour, grey, blur and noise, turned away 29 of 253 real tiles)."""
-    import torch
-    from torch import nn
-
-    n = len(batch)
-
-    def rand(*shape: int) -> Any:
-        return torch.rand(*shape, generator=generator)
-
-    if rand(1) < 0.5:
-        batch = batch.flip(3)
-    if rand(1) < 0.5:
-        batch = batch.flip(2)
-    mean = batch.mean(dim=(1, 2, 3), keepdim=True)
-    batch = (batch - mean) * (0.7 + 0.6 * rand(n, 1, 1, 1)) + mean
-    batch = batch * (0.5 + 0.9 * rand(n, 1, 1, 1)) * (0.85 + 0.3 * rand(n, 3, 1, 1))
-    grey = rand(n) < 0.2
-    batch[grey] = batch[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-    blurred = rand(n) < 0.3
-    batch[blurred] = nn.functional.avg_pool2d(batch[blurred], 3, stride=1, padding=1, count_include_pad=False)
-    batch = batch + torch.randn(batch.shape, generator=generator) * 0.03 * rand(n, 1, 1, 1)
-    return batch.clamp(0, 1)
+    return small_cnn((16, 32, 48, 64), 1)
 
 
 def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe) -> Any:
-    """Train on augmented crops (see ``augment``)."""
+    """Train with flips both ways (a tile is a tile however it is turned) and
+    ``vision.smallnet.photometric``."""
     import torch
     from torch import nn
 
-    torch.manual_seed(recipe.seed)
-    torch.set_num_threads(2)
-    images = torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255
-    targets = torch.from_numpy(labels).float()
-    model = build_model()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=recipe.max_lr / 1.5, weight_decay=1e-4)
-    steps = recipe.epochs * ((len(images) + recipe.batch - 1) // recipe.batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=recipe.max_lr, total_steps=steps)
-    generator = torch.Generator().manual_seed(recipe.seed)
-    model.train()
-    for _ in range(recipe.epochs):
-        order = torch.randperm(len(images), generator=generator)
-        for start in range(0, len(images), recipe.batch):
-            picked = order[start : start + recipe.batch]
-            logits = model(augment(images[picked], generator)).reshape(-1)
-            loss = nn.functional.binary_cross_entropy_with_logits(logits, targets[picked])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-    return model.eval()
+    def loss(logits: Any, targets: Any) -> Any:
+        return nn.functional.binary_cross_entropy_with_logits(logits.reshape(-1), targets)
+
+    return fit(
+        build_model, crops, torch.from_numpy(labels).float(), loss,
+        lambda batch, generator: photometric(flips(batch, generator), generator),
+        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
+    )  # fmt: skip
 
 
 def export_onnx(model: Any, path: Path) -> Path:
     """ONNX with input ``crops`` ``(n, 3, 40, 64)`` float 0-1 BGR and output ``logits`` ``(n, 1)``."""
-    import torch
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    example = torch.rand(2, 3, *CROP_SHAPE)
-    torch.onnx.export(
-        model, example, str(path), input_names=["crops"], output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )  # fmt: skip
-    return path
+    return smallnet.export_onnx(model, path, "crops", *CROP_SHAPE)
 
 
 def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
@@ -258,6 +201,15 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(crops), np.array(labels, np.int64)
 
 
+def detector_digest() -> str:
+    """Which detector proposed the boxes (the verifier learns its mistakes)."""
+    import hashlib
+
+    from vision.pipeline import DETECTOR
+
+    return hashlib.sha256(DETECTOR.read_bytes()).hexdigest()
+
+
 def train_and_export(out_dir: Path, recipe: VerifierRecipe) -> dict[str, Any]:
     """Render, propose, train, export, and write the card."""
     from vision.data.real import real_root
@@ -287,6 +239,7 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe) -> dict[str, Any]:
             "the bundled detector's proposals, straddles, halves, shifted, turned and stretched boxes, "
             "loosened true tiles"
         ),
+        "proposals_from": f"models/tile-detector/model.onnx, sha256 {detector_digest()[:16]}",
         "labels": f"tile: IoU >= {POSITIVE_IOU} with a face-up tile; not: IoU < {NEGATIVE_IOU}; between: left out",
         "training_seconds": round(seconds),
         "metrics": metrics,

@@ -4,9 +4,10 @@ On real photos most wrong totals came from boxes that are not one tile: a box ov
 near halves of two touching tiles, a box over one half, a box turned across a tile. The
 detector sees the whole photo at 320 px; the verifier sees each box rectified at full
 resolution with a margin of its surroundings, where a divider across the middle and a
-tile's edges just inside the box tell a tile from a straddle. Its answer scales the
-detector's score before boxes that overlap are suppressed, so a straddling box gives
-way to the true tiles beneath it when the detector also proposed them.
+tile's edges just inside the box tell a tile from a straddle. Its answer is weighed with
+the detector's (``choose_tiles``) before boxes that overlap are suppressed, so a straddling
+box gives way to the true tiles beneath it when the detector also proposed them, and a
+tile the detector doubted is kept when the verifier is sure of it.
 """
 
 from __future__ import annotations

@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.read.halves import HALF_PX, cut_halves
+from vision.smallnet import fit, flips, photometric, small_cnn
 from vision.synth.pips import MAX_PIPS
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
@@ -42,6 +44,8 @@ class CounterRecipe:
     seed: int = 0
     batch: int = 128
     max_lr: float = 3e-3
+    photometric: bool = True
+    """Colour, contrast, grey, blur and noise as well as brightness (vision.augment.photometric)."""
 
 
 def scene_halves(job: tuple[int, SceneOptions]) -> tuple[np.ndarray, np.ndarray]:
@@ -88,72 +92,31 @@ def synthetic_halves(scenes: int, seed: int, options: SceneOptions = FULL) -> tu
 
 
 def build_model() -> Any:
-    from torch import nn
-
-    def block(inputs: int, outputs: int) -> nn.Sequential:
-        return nn.Sequential(
-            nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), nn.MaxPool2d(2)
-        )
-
-    return nn.Sequential(
-        block(3, 16),
-        block(16, 32),
-        block(32, 64),
-        nn.Conv2d(64, 64, 3, padding=1),
-        nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Linear(64, MAX_PIPS + 1),
-    )
+    return small_cnn((16, 32, 64, 64), MAX_PIPS + 1)
 
 
 def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
     """Train with flips and quarter turns (a count is the same however the half is turned:
-    real sets lay some counts across where the renderer lays them along) and brightness jitter."""
+    real sets lay some counts across where the renderer lays them along) and brightness jitter
+    (with ``recipe.photometric``, all of ``vision.smallnet.photometric``)."""
     import torch
     from torch import nn
 
-    torch.manual_seed(recipe.seed)
-    torch.set_num_threads(2)
-    images = torch.from_numpy(halves).permute(0, 3, 1, 2).float() / 255
-    labels = torch.from_numpy(counts)
-    model = build_model()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=recipe.max_lr / 1.5, weight_decay=1e-4)
-    steps = recipe.epochs * ((len(images) + recipe.batch - 1) // recipe.batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=recipe.max_lr, total_steps=steps)
-    generator = torch.Generator().manual_seed(recipe.seed)
-    model.train()
-    for _ in range(recipe.epochs):
-        order = torch.randperm(len(images), generator=generator)
-        for start in range(0, len(images), recipe.batch):
-            picked = order[start : start + recipe.batch]
-            batch = images[picked]
-            if torch.rand(1, generator=generator) < 0.5:
-                batch = batch.flip(3)
-            if torch.rand(1, generator=generator) < 0.5:
-                batch = batch.flip(2)
-            if torch.rand(1, generator=generator) < 0.5:
-                batch = batch.transpose(2, 3)
-            gain = 0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator)
-            loss = nn.functional.cross_entropy(model((batch * gain).clamp(0, 1)), labels[picked])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-    return model.eval()
+    def augment(batch: Any, generator: Any) -> Any:
+        batch = flips(batch, generator, transpose=True)
+        if recipe.photometric:
+            return photometric(batch, generator)
+        return (batch * (0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator))).clamp(0, 1)
+
+    return fit(
+        build_model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
+        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
+    )  # fmt: skip
 
 
 def export_onnx(model: Any, path: Path) -> Path:
     """ONNX with input ``halves`` ``(n, 3, HALF_PX, HALF_PX)`` float 0-1 BGR and output ``logits`` ``(n, 19)``."""
-    import torch
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    example = torch.rand(2, 3, HALF_PX, HALF_PX)
-    torch.onnx.export(
-        model, example, str(path), input_names=["halves"], output_names=["logits"],
-        dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )  # fmt: skip
-    return path
+    return smallnet.export_onnx(model, path, "halves", HALF_PX, HALF_PX)
 
 
 def train_and_export(out_dir: Path, recipe: CounterRecipe) -> dict[str, Any]:

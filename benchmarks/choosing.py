@@ -1,0 +1,45 @@
+"""What the threshold benchmarks share: the photos they score and how a choice is made.
+
+Thresholds are chosen on a synthetic set of their own (never the hands that measure the
+pipeline); the real photos are scored beside, never used to choose.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Hashable, Mapping
+from pathlib import Path
+from typing import Any
+
+from vision.data.real import iter_images, load_folder, pip_labelled
+
+F1_TIE = 0.005
+"""F1 scores this close are a tie (the set's noise is larger); among ties the higher recall wins."""
+
+Rates = tuple[float, float, float]
+
+
+def photo_sets(description: str) -> tuple[argparse.Namespace, dict[str, list[Any]]]:
+    """Parse ``--set`` and ``--images``; the synthetic set's and the real photos' (label, image) pairs."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v8"))
+    parser.add_argument("--images", type=int, default=400)
+    args = parser.parse_args()
+    photos = {
+        "synthetic": list(iter_images(load_folder(args.set)[: args.images])),
+        "real": list(iter_images(pip_labelled())),
+    }
+    return args, {name: found for name, found in photos.items() if found}
+
+
+def rates(matched: int, labelled: int, predicted: int) -> Rates:
+    """Recall, precision and F1."""
+    recall, precision = matched / max(labelled, 1), matched / max(predicted, 1)
+    return recall, precision, 2 * recall * precision / max(recall + precision, 1e-9)
+
+
+def best(synthetic: Mapping[Hashable, Rates]) -> Any:
+    """The choice with the best F1 on the synthetic set, near ties (F1_TIE) going to the higher recall."""
+    top_f1 = max(f1 for _, _, f1 in synthetic.values())
+    ties = [choice for choice, (_, _, f1) in synthetic.items() if f1 >= top_f1 - F1_TIE]
+    return max(ties, key=lambda choice: synthetic[choice][0])
