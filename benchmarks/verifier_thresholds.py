@@ -27,7 +27,7 @@ from vision.detect.verify import TileVerifier, choose_tiles
 from vision.eval.metrics import match_tiles
 from vision.pipeline import DETECTOR, FACE_UP_CLASS, PROPOSAL_NMS_IOU, TILE_NMS_IOU, VERIFIER
 
-PROPOSALS = (0.02, 0.05, 0.1, 0.2)
+PROPOSALS = (0.01, 0.02, 0.05, 0.1)
 WEIGHTS = (0.5, 0.67, 0.8, 0.9)
 KEEPS = (0.2, 0.3, 0.4, 0.5, 0.6)
 TRIPLES = [(p, w, k) for p in PROPOSALS for w in WEIGHTS for k in KEEPS]

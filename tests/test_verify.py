@@ -28,6 +28,15 @@ def test_a_crop_holds_the_box_with_its_end_on_the_left_and_a_margin_round_it():
     assert crop_boxes(image, []).shape == (0, *CROP_SHAPE, 3)
 
 
+def test_a_square_box_stays_square_in_its_crop():
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[80:121, 80:121] = 255  # a square: one half of a tile, say
+    crop = crop_box(image, np.array([[80, 120], [80, 80], [120, 80], [120, 120]], np.float32))
+    bright = np.argwhere(crop[:, :, 0] > 128)
+    rows, columns = np.ptp(bright[:, 0]) + 1, np.ptp(bright[:, 1]) + 1
+    assert columns == pytest.approx(2 * TILE_PX, abs=2) and rows >= min(2 * TILE_PX, CROP_SHAPE[0]) - 2
+
+
 def test_suppression_keeps_the_best_of_overlapping_boxes_and_every_separate_one():
     a = rectangle(np.array([50, 50], np.float32), np.array([1, 0], np.float32), 40, 20)
     a_moved = a + np.float32([4, 0])

@@ -26,7 +26,7 @@ FACE_UP_CLASS = 0
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.35, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py
 (tiles in a hand never lie on one another, so boxes that overlap at all are suppressed)."""
-PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU = 0.02, 0.7
+PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU = 0.01, 0.7
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone ..."""
 VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.67, 0.2, 0.3
 """... each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``

@@ -86,8 +86,8 @@ def flips(batch: Any, generator: Any, transpose: bool = False) -> Any:
 def photometric(batch: Any, generator: Any) -> Any:
     """``(n, 3, H, W)`` float 0-1 images with random contrast, brightness, colour cast, grey,
     blur and noise, each image drawn on its own. The renderer has one look and real photos
-    others: the tile verifier's first try, trained with brightness jitter only, turned away
-    29 of 253 real tiles; with this, 8."""
+    others: a first tile verifier, trained with brightness jitter only (and tight boxes, and
+    half the scenes), turned away 29 of 253 real tiles; with this (and the rest), 8."""
     import torch
     from torch import nn
 

@@ -27,12 +27,18 @@ CROP_SHAPE = (TILE_PX + 2 * MARGIN_PX, 2 * TILE_PX + 2 * MARGIN_PX)
 
 
 def crop_box(image_bgr: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """The box rectified with corners[0..1] on the left, with MARGIN_PX of its surroundings."""
-    left, top = MARGIN_PX, MARGIN_PX
-    right, bottom = MARGIN_PX + 2 * TILE_PX, MARGIN_PX + TILE_PX
-    target = np.array([[left, bottom], [left, top], [right, top], [right, bottom]], np.float32)
-    H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
+    """The box rectified with corners[0..1] on the left and MARGIN_PX of its surroundings, its
+    long side 2 * TILE_PX and its short side in proportion: a box as wide as it is long (over one
+    half) stays square, so the verifier sees its shape as well as what it holds."""
+    corners = np.asarray(corners, np.float32)
+    short = float(np.linalg.norm(corners[1] - corners[0]))
+    long = max(float(np.linalg.norm(corners[2] - corners[1])), 1e-6)
     height, width = CROP_SHAPE
+    side = 2 * TILE_PX * short / long  # TILE_PX for a tile seen square on
+    left, right = MARGIN_PX, MARGIN_PX + 2 * TILE_PX
+    top, bottom = (height - side) / 2, (height + side) / 2
+    target = np.array([[left, bottom], [left, top], [right, top], [right, bottom]], np.float32)
+    H = cv2.getPerspectiveTransform(corners, target)
     return cv2.warpPerspective(image_bgr, H, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 

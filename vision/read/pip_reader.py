@@ -22,6 +22,8 @@ from vision.read.halves import cut_halves
 
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
+MIN_CONFIDENCE = 0.6
+"""A tile with a half read less confidently than this is uncertain: listed, and left out of the total."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
 (a half's pips are the same every way), and the readings are averaged: on the real photos this
@@ -36,7 +38,7 @@ class Reading:
 
 
 class PipReader:
-    def __init__(self, model_path: Path, min_confidence: float = 0.6) -> None:
+    def __init__(self, model_path: Path, min_confidence: float = MIN_CONFIDENCE) -> None:
         import onnxruntime
 
         if not model_path.exists():
