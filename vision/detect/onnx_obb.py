@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import short_edge_first, xywhr_to_corners
+from vision.onnx_session import cpu_session
 
 
 @dataclass(frozen=True)
@@ -77,18 +78,10 @@ class OBBDetector:
     ``card`` beside the model gives the class names."""
 
     def __init__(self, model_path: Path, imgsz: int | None = None, conf: float = 0.25, iou: float = 0.5) -> None:
-        import onnxruntime
-
-        if not model_path.exists():
-            raise FileNotFoundError(f"no detector model at {model_path}")
+        self.session = cpu_session(model_path, "detector")
         card_path = model_path.with_name("card.json")
         card = json.loads(card_path.read_text()) if card_path.exists() else {}
         self.names: list[str] = card.get("names", ["tile"])
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 2
-        # threads that spin-wait after a run take the CPU from the next stage (detector, then counter)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         fixed = self.session.get_inputs()[0].shape[2]  # an int for a fixed-size export, else a name
         self.imgsz = imgsz or (fixed if isinstance(fixed, int) else int(card.get("recipe", {}).get("imgsz", 640)))

@@ -18,6 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.onnx_session import cpu_session
+
 TILE_PX = 24
 """The tile's short side in the crop (its long side is twice that)."""
 MARGIN_PX = 8
@@ -52,14 +54,7 @@ class TileVerifier:
     """Load once; ``(image, boxes)`` in, the probability that each box is one face-up tile out."""
 
     def __init__(self, model_path: Path) -> None:
-        import onnxruntime
-
-        if not model_path.exists():
-            raise FileNotFoundError(f"no tile verifier model at {model_path}")
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 2
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # see OBBDetector
-        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(model_path, "tile verifier")
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """``(n,)`` probability of "one tile" for ``(n, 40, 64, 3)`` uint8 BGR crops."""

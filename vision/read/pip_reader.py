@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.tiles import SET_SIZES
 from vision.geometry import halves_in_frame
+from vision.onnx_session import cpu_session
 from vision.read.halves import cut_halves
 
 SURE = 0.9
@@ -41,15 +42,7 @@ class Reading:
 
 class PipReader:
     def __init__(self, model_path: Path, min_confidence: float = MIN_CONFIDENCE) -> None:
-        import onnxruntime
-
-        if not model_path.exists():
-            raise FileNotFoundError(f"no pip counter model at {model_path}")
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 2
-        # threads that spin-wait after a run take the CPU from the next stage (detector, then counter)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(model_path, "pip counter")
         self.min_confidence = min_confidence
         self.half_px = int(self.session.get_inputs()[0].shape[2])
         """The side of a half as the model was trained (its input's fixed height and width)."""
