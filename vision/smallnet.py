@@ -32,6 +32,23 @@ def small_cnn(widths: Sequence[int], outputs: int) -> Any:
     )
 
 
+def as_batch(images_uint8: np.ndarray) -> Any:
+    """``(n, H, W, 3)`` uint8 images as the ``(n, 3, H, W)`` float 0-1 tensor the networks take."""
+    import torch
+
+    return torch.from_numpy(images_uint8).permute(0, 3, 1, 2).float() / 255
+
+
+def predict(model: Any, images_uint8: np.ndarray, chunk: int = 512) -> np.ndarray:
+    """The model's outputs for ``(n, H, W, 3)`` uint8 images, ``chunk`` at a time."""
+    import torch
+
+    with torch.no_grad():
+        starts = range(0, len(images_uint8), chunk)
+        parts = [model(as_batch(images_uint8[start : start + chunk])).numpy() for start in starts]
+    return np.concatenate(parts)
+
+
 def fit(
     build: Callable[[], Any],
     images_uint8: np.ndarray,
@@ -51,7 +68,7 @@ def fit(
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
-    images = torch.from_numpy(images_uint8).permute(0, 3, 1, 2).float() / 255
+    images = as_batch(images_uint8)
     model = build()
     optimiser = torch.optim.AdamW(model.parameters(), lr=max_lr / 1.5, weight_decay=1e-4)
     steps = epochs * ((len(images) + batch - 1) // batch)

@@ -32,12 +32,13 @@ from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
 from vision.read.train_counter import loosen
-from vision.smallnet import fit, flips, photometric, small_cnn
+from vision.smallnet import fit, flips, photometric, predict, small_cnn
 from vision.synth.scene import FULL, make_scene, render
 
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
-PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU = 0.05, 0.7
-"""Low and loose, so that the detector's doubtful boxes are among the proposals too."""
+TRAINING_PROPOSAL_CONFIDENCE = 0.05
+"""Low, so that the detector's doubtful boxes are among the proposals too (the bundled verifier
+learned from these; the pipeline proposes down to vision.pipeline.PROPOSAL_CONFIDENCE, 0.01)."""
 SCENE_SIZE = (1280, 960)
 LOOSENED_COPIES = 2
 """Copies of each true tile with its corners a little off: a detector's boxes on real photos are
@@ -105,9 +106,9 @@ def _proposals(image: np.ndarray) -> list[np.ndarray]:
     global _detector
     if _detector is None:  # once per worker process
         from vision.detect.onnx_obb import OBBDetector
-        from vision.pipeline import DETECTOR, FACE_UP_CLASS
+        from vision.pipeline import DETECTOR, FACE_UP_CLASS, PROPOSAL_NMS_IOU
 
-        _detector = (OBBDetector(DETECTOR, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU), FACE_UP_CLASS)
+        _detector = (OBBDetector(DETECTOR, conf=TRAINING_PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU), FACE_UP_CLASS)
     detector, face_up = _detector
     found = detector(image)
     return list(found.corners[found.classes == face_up])
@@ -169,17 +170,7 @@ def export_onnx(model: Any, path: Path) -> Path:
 
 def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
     """Share right at probability 0.5, for tiles and for the rest."""
-    import torch
-
-    with torch.no_grad():
-        said = np.concatenate(
-            [
-                (model(torch.from_numpy(crops[start : start + 512]).permute(0, 3, 1, 2).float() / 255) > 0)
-                .reshape(-1)
-                .numpy()
-                for start in range(0, len(crops), 512)
-            ]
-        )
+    said = predict(model, crops).reshape(-1) > 0
     tiles, rest = labels == 1, labels == 0
     return {
         "tiles_accepted": round(float(said[tiles].mean()), 4) if tiles.any() else None,

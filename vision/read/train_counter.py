@@ -20,7 +20,7 @@ import numpy as np
 from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.read.halves import HALF_PX, cut_halves
-from vision.smallnet import fit, flips, small_cnn
+from vision.smallnet import fit, flips, predict, small_cnn
 from vision.synth.pips import MAX_PIPS
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
@@ -130,11 +130,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe) -> dict[str, Any]:
     model = train(halves[order[len(order) // 10 :]], counts[order[len(order) // 10 :]], recipe)
     export_onnx(model, out_dir / "model.onnx")
     seconds = time.perf_counter() - start
-    import torch
-
-    with torch.no_grad():
-        images = torch.from_numpy(halves[held]).permute(0, 3, 1, 2).float() / 255
-        right = int((model(images).argmax(1).numpy() == counts[held]).sum())
+    right = int((predict(model, halves[held]).argmax(1) == counts[held]).sum())
     metrics: dict[str, Any] = {
         "synthetic_held_out_accuracy": round(right / len(held), 4),
         "synthetic_held_out_halves": len(held),
@@ -178,15 +174,11 @@ def real_halves() -> list[tuple[np.ndarray, int, str]]:
 
 def real_accuracy(model: Any) -> dict[str, Any]:
     """Accuracy on the real halves (measured, never trained on); empty when ../shared/real is absent."""
-    import torch
-
     from vision.data.real import real_root
 
     if real_root() is None:
         return {}
     found = real_halves()
-    with torch.no_grad():
-        images = torch.from_numpy(np.stack([half for half, _, _ in found])).permute(0, 3, 1, 2).float() / 255
-        predicted = model(images).argmax(1).numpy()
+    predicted = predict(model, np.stack([half for half, _, _ in found])).argmax(1)
     right = int((predicted == np.array([count for _, count, _ in found])).sum())
     return {"real_halves_accuracy": round(right / len(found), 4), "real_halves": len(found)}
