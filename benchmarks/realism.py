@@ -27,6 +27,7 @@ import numpy as np
 
 from vision.eval.metrics import wilson
 from vision.read.train_counter import CounterRecipe, real_halves, synthetic_halves, train
+from vision.smallnet import predict
 from vision.synth.scene import FULL, SceneOptions
 
 VARIANTS: dict[str, SceneOptions] = {
@@ -37,15 +38,9 @@ VARIANTS: dict[str, SceneOptions] = {
     "black_pips_only": SceneOptions(pip_styles=("black",)),
     "no_colour_code": SceneOptions(pip_styles=("black", "white")),
     "top_down_only": SceneOptions(max_tilt_deg=5.0),
+    "usual_pip_layout": SceneOptions(makers_layouts=False),
+    "no_film": SceneOptions(film=False),
 }
-
-
-def predict(model: Any, crops: list[np.ndarray]) -> np.ndarray:
-    import torch
-
-    with torch.no_grad():
-        images = torch.from_numpy(np.stack(crops)).permute(0, 3, 1, 2).float() / 255
-        return torch.cat([model(images[i : i + 256]).argmax(1) for i in range(0, len(images), 256)]).numpy()
 
 
 def measure(
@@ -60,8 +55,10 @@ def measure(
     training = halves[len(halves) // 10 :]
     recipe = CounterRecipe(scenes=scenes, epochs=epochs, seed=seed)
     model = train(np.stack([c for c, _ in training]), np.array([n for _, n in training], dtype=np.int64), recipe)
-    synthetic_right = int((predict(model, [c for c, _ in held_out]) == np.array([n for _, n in held_out])).sum())
-    guesses = predict(model, [crop for crop, _, _ in real])
+    synthetic_right = int(
+        (predict(model, np.stack([c for c, _ in held_out])).argmax(1) == np.array([n for _, n in held_out])).sum()
+    )
+    guesses = predict(model, np.stack([crop for crop, _, _ in real])).argmax(1)
     right = guesses == np.array([count for _, count, _ in real])
     by_set = {}
     for source in sorted({source for _, _, source in real}):

@@ -7,12 +7,13 @@ A face texture is ``(height, width)`` with the long side horizontal: half
 
 from __future__ import annotations
 
+import math
 import random
 
 import cv2
 import numpy as np
 
-from vision.synth.pips import layout, pip_radius
+from vision.synth.pips import EDGE, layout, pip_radius
 from vision.synth.styles import Colour, TileStyle
 
 SHIFT = 4  # sub-pixel drawing: cv2 coordinates in 1/16 px
@@ -23,20 +24,21 @@ def face_corners(width: int, height: int) -> np.ndarray:
     return np.array([[0, 0], [0, height], [width, height], [width, 0]], dtype=np.float32)
 
 
-def pip_centres(pips: tuple[int, int], width: int, height: int) -> list[tuple[float, float, int]]:
+def pip_centres(pips: tuple[int, int], width: int, height: int, edge: float = EDGE) -> list[tuple[float, float, int]]:
     """(x, y, half) of every pip on a face texture; half 1 is half 0's layout turned round."""
     centres = []
     for half, count in enumerate(pips):
-        for u, v in layout(count):
+        for u, v in layout(count, round(edge, 3)):
             x, y = v * width / 2, u * height
             centres.append((x, y, 0) if half == 0 else (width - x, height - y, 1))
     return centres
 
 
 def render_face(
-    pips: tuple[int, int], style: TileStyle, width: int, rng: random.Random, glare: float = 0.0
+    pips: tuple[int, int], style: TileStyle, width: int, rng: random.Random, glare: float = 0.0, film: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The face of tile ``pips`` at ``width`` px long: (BGR, alpha)."""
+    """The face of tile ``pips`` at ``width`` px long: (BGR, alpha); ``film`` draws the set's
+    shrink wrap (if it has one) over it."""
     height = width // 2
     face = _body(style.body, width, height, rng)
     divider_px = max(1, round(width * 0.012))
@@ -49,14 +51,16 @@ def render_face(
         cv2.LINE_AA,
     )
     for half, count in enumerate(pips):
-        radius = pip_radius(count) * height
-        for x, y, side in pip_centres(pips, width, height):
+        radius = pip_radius(count, style.pip_scale, style.pip_edge) * height
+        for x, y, side in pip_centres(pips, width, height, style.pip_edge):
             if side == half:
                 _pip(face, x, y, radius, style.pip_colour(count), style.body)
     if style.spinner:
         _pip(face, width / 2, height / 2, height * 0.07, (60, 150, 190), (90, 190, 220), metal=True)
     if glare > 0:
         _glare(face, rng, glare)
+    if film and style.film:
+        _film(face, rng)
     return face, _rounded_mask(width, height, radius=round(height * 0.1))
 
 
@@ -97,6 +101,38 @@ def _glare(face: np.ndarray, rng: random.Random, strength: float) -> None:
     spot = cv2.GaussianBlur(spot, (0, 0), max(axes) / 3)
     lifted = face.astype(np.float32) + strength * 255 * spot[:, :, None]
     face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
+
+
+def _film(face: np.ndarray, rng: random.Random) -> None:
+    """Shrink wrap: a faint haze, soft bright bands, and creases that catch the light as thin
+    streaks running across the face and its pips (as on the wrapped double-6 set in ../shared/real)."""
+    height, width = face.shape[:2]
+    creases = np.zeros((height, width), np.float32)
+    bands = np.zeros((height, width), np.float32)
+    for layer, count, thickness, brightness in (
+        (creases, rng.randint(1, 6), (0.006, 0.03), (0.15, 0.9)),
+        (bands, rng.randint(0, 2), (0.1, 0.25), (0.1, 0.3)),
+    ):
+        for _ in range(count):
+            _crease(layer, rng, max(1, round(height * rng.uniform(*thickness))), rng.uniform(*brightness))
+    creases = cv2.GaussianBlur(creases, (0, 0), max(0.5, height * 0.008))
+    bands = cv2.GaussianBlur(bands, (0, 0), height * 0.08)
+    haze = rng.uniform(0.0, 0.12)
+    lifted = face.astype(np.float32) * (1 - haze) + 255 * (haze + creases + bands)[:, :, None]
+    face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
+
+
+def _crease(layer: np.ndarray, rng: random.Random, thickness: int, brightness: float) -> None:
+    """One gently bent line across part of the face."""
+    height, width = layer.shape
+    start = np.array([rng.uniform(0, width), rng.uniform(0, height)])
+    angle = rng.uniform(0, math.pi)
+    reach = rng.uniform(0.2, 1.0) * width
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    bend = np.array([-direction[1], direction[0]]) * rng.uniform(-0.15, 0.15) * reach
+    t = np.linspace(-0.5, 0.5, 12)[:, None]
+    points = start + t * reach * direction + (1 - 4 * t**2) * bend
+    cv2.polylines(layer, [np.round(points).astype(np.int32)], False, brightness, thickness, cv2.LINE_AA)
 
 
 def _rounded_mask(width: int, height: int, radius: int) -> np.ndarray:

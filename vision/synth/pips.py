@@ -18,22 +18,20 @@ from __future__ import annotations
 from functools import cache
 
 MAX_PIPS = 18
-_LEFT, _MID, _RIGHT = 0.22, 0.5, 0.78
+EDGE = 0.22
+"""Where the outer pips' centres sit, as a share of the half's side from its edges (makers differ:
+the shrink-wrapped double-6 set in ../shared/real puts them at about 0.15)."""
 
 
-def _column(u: float, rows: int, at: tuple[float, ...] | None = None) -> list[tuple[float, float]]:
+def _column(u: float, rows: int, edge: float, at: tuple[float, ...] | None = None) -> list[tuple[float, float]]:
     """Pips of one column on a grid of ``rows`` rows: every row, or at the (fractional) rows ``at``."""
-    step = 0.56 / (rows - 1)
+    step = (1 - 2 * edge) / (rows - 1)
     positions = range(rows) if at is None else at
-    return [(u, 0.22 + step * row) for row in positions]
+    return [(u, edge + step * row) for row in positions]
 
 
-# 0-9: the 3x3 grid, by position names.
-_GRID = {
-    "tl": (_LEFT, 0.22), "tm": (_MID, 0.22), "tr": (_RIGHT, 0.22),
-    "ml": (_LEFT, 0.5), "mm": (_MID, 0.5), "mr": (_RIGHT, 0.5),
-    "bl": (_LEFT, 0.78), "bm": (_MID, 0.78), "br": (_RIGHT, 0.78),
-}  # fmt: skip
+# 0-9: the 3x3 grid, by position names (t/m/b along the half, l/m/r across it).
+_GRID_PLACES = {"t": 0, "m": 1, "b": 2, "l": 0, "r": 2}
 _SMALL = {
     0: (),
     1: ("mm",),
@@ -62,19 +60,21 @@ _LARGE: dict[int, tuple[int, tuple[float, ...] | None]] = {
 
 
 @cache
-def layout(count: int) -> tuple[tuple[float, float], ...]:
+def layout(count: int, edge: float = EDGE) -> tuple[tuple[float, float], ...]:
     """The ``(u, v)`` centres of ``count`` pips on one half."""
     if not 0 <= count <= MAX_PIPS:
         raise ValueError(f"invalid pip count: {count} (expected 0 to {MAX_PIPS})")
+    lines = (edge, 0.5, 1 - edge)
     if count in _SMALL:
-        return tuple(_GRID[name] for name in _SMALL[count])
+        return tuple((lines[_GRID_PLACES[name[1]]], lines[_GRID_PLACES[name[0]]]) for name in _SMALL[count])
     rows, middle = _LARGE[count]
-    return tuple(_column(_LEFT, rows) + _column(_MID, rows, middle) + _column(_RIGHT, rows))
+    return tuple(_column(lines[0], rows, edge) + _column(0.5, rows, edge, middle) + _column(lines[2], rows, edge))
 
 
-def pip_radius(count: int) -> float:
-    """Pip radius as a share of the half's width: smaller when the half is crowded."""
-    if count <= 9:
-        return 0.085
-    rows = _LARGE[count][0]
-    return {4: 0.068, 5: 0.052, 6: 0.043}[rows]
+def pip_radius(count: int, scale: float = 1.0, edge: float = EDGE) -> float:
+    """Pip radius as a share of the half's width: smaller when the half is crowded; ``scale``
+    makes a maker's larger or smaller pips, never so large that pips touch or leave the half."""
+    rows = 3 if count <= 9 else _LARGE[count][0]
+    usual = 0.085 if count <= 9 else {4: 0.068, 5: 0.052, 6: 0.043}[rows]
+    spacing = (1 - 2 * edge) / (rows - 1)
+    return min(usual * scale, 0.4 * spacing, 0.85 * edge)

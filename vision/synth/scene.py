@@ -56,6 +56,10 @@ class SceneOptions:
     """Face-down and standing tiles among the face-up ones."""
     sets: tuple[int, ...] = SET_SIZES
     """Which sets (highest doubles) scenes are dealt from."""
+    makers_layouts: bool = True
+    """Pip sizes and spacing as makers differ (else every set has the usual layout)."""
+    film: bool = True
+    """Some sets still in their shrink wrap."""
     close_hands: bool = True
     """Hands framed by their tiles (a tile 9-40 % of the longer side, as in real hand photos,
     where the median is 19 %) rather than by the whole scene (median 9 %)."""
@@ -117,7 +121,7 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     """A random scene of ``kind`` ('hand' or 'table'), the same for the same seed."""
     rng = random.Random(seed)
     highest = rng.choice(options.sets)
-    style = random_tile_style(rng, highest, options.pip_styles)
+    style = random_tile_style(rng, highest, options.pip_styles, options.makers_layouts, options.film)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
         _lay_hand(scene, rng, options.distractors)
@@ -502,7 +506,7 @@ def _objects(scene: Scene, camera: Any, rng: random.Random, glare: bool = True) 
         a = np.array([math.cos(tile.angle), math.sin(tile.angle), 0.0])
         b = np.cross(UP, a)
         base = np.array([*tile.centre_mm, tile.z_mm])
-        face = render_face(tile.pips, scene.style, texture_px, rng, tile.glare if glare else 0.0)
+        face = render_face(tile.pips, scene.style, texture_px, rng, tile.glare if glare else 0.0, film=glare)
         back = render_back(scene.style, texture_px, rng)
         if tile.pose == STANDING:
             box = Box(base, (a, b, UP), (length, thickness, width), scene.style.body, {"front": face, "back": back})

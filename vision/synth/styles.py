@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from vision.synth.pips import EDGE
+
 Colour = tuple[int, int, int]
 
 PIP_COLOURS: dict[int, Colour] = {
@@ -52,6 +54,12 @@ class TileStyle:
     """Length, width, thickness."""
     palette: tuple[Colour, ...] = tuple(PIP_COLOURS.values())
     """The colour of 1 to 18 pips when colour coded."""
+    pip_scale: float = 1.0
+    """The maker's pip size against the usual (vision.synth.pips.pip_radius)."""
+    pip_edge: float = EDGE
+    """How near the half's edges the maker sets the outer pips (vision.synth.pips.EDGE)."""
+    film: bool = False
+    """Still in its shrink wrap: creased plastic over every face, bright streaks across pips."""
 
     def pip_colour(self, count: int) -> Colour:
         if self.pips == "colour":
@@ -60,14 +68,25 @@ class TileStyle:
 
 
 PIP_STYLES = ("colour", "black", "white")
+FILM_SHARE = 0.25
+"""Share of sets photographed still in their shrink wrap (one of the four labelled real sets)."""
 SHUFFLED_CODES = 0.75
 """Share of colour-coded sets whose colours go to other numbers: makers differ (the real
 double-12 set in ../shared/real has orange 10s, red 11s and grey 12s), so the counter must
 count pips, not learn which colour means which number."""
 
 
-def random_tile_style(rng: random.Random, highest: int, pip_styles: tuple[str, ...] = PIP_STYLES) -> TileStyle:
-    """A set's look: light bodies with coloured or black pips, or dark bodies with white pips."""
+def random_tile_style(
+    rng: random.Random,
+    highest: int,
+    pip_styles: tuple[str, ...] = PIP_STYLES,
+    makers_layouts: bool = True,
+    film: bool = True,
+) -> TileStyle:
+    """A set's look: light bodies with coloured or black pips, or dark bodies with white pips.
+    ``makers_layouts``: pips larger or smaller and nearer or farther from the edges than the usual,
+    as makers differ; ``film``: some sets still in their shrink wrap. Either switched off draws the
+    same random numbers, so the rest of the scene stays the same."""
     if "white" in pip_styles and (rng.random() < 0.2 or pip_styles == ("white",)):
         body = rng.choice(DARK_BODIES)
         pips, divider = "white", (210, 210, 210)
@@ -89,7 +108,14 @@ def random_tile_style(rng: random.Random, highest: int, pip_styles: tuple[str, .
         back=body if rng.random() < 0.7 else _jitter(rng, body, 30),
         size_mm=(length, length / 2, length * rng.uniform(0.17, 0.22)),
         palette=tuple(palette),
+        **_maker(rng, makers_layouts, film),
     )
+
+
+def _maker(rng: random.Random, makers_layouts: bool, film: bool) -> dict[str, float | bool]:
+    scale, edge, wrapped = rng.uniform(0.85, 1.5), rng.uniform(0.15, 0.25), rng.random() < FILM_SHARE
+    layout = {"pip_scale": scale, "pip_edge": edge} if makers_layouts else {}
+    return {**layout, "film": wrapped and film}
 
 
 def _jitter(rng: random.Random, colour: Colour, amount: int) -> Colour:
