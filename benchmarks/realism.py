@@ -145,7 +145,10 @@ def main() -> None:
             print(json.dumps(rows[-1]), flush=True)
     results = {
         "benchmark": "realism",
-        "command": f"python -m benchmarks.realism --scenes {args.scenes} --epochs {args.epochs} --seeds {args.seeds}",
+        "command": (
+            f"python -m benchmarks.realism --scenes {args.scenes} --epochs {args.epochs} --seeds {args.seeds}"
+            f" --variants {args.variants} --out {args.out}"
+        ),
         "date": time.strftime("%Y-%m-%d"),
         "real_halves": len(real),
         "summary": summary(rows),
