@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--high-scenes", type=int, default=0, help="pips: extra scenes dealt from double-15 and 18 sets only"
     )
     train.add_argument("--seed", type=int, default=None, help="default: the recipe's")
+    train.add_argument(
+        "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
+    )
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
@@ -363,6 +366,16 @@ def _score_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def channel_widths(text: str) -> tuple[int, ...]:
+    try:
+        widths = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected channel counts like 8,16,32,48, got {text!r}") from None
+    if len(widths) < 2 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"expected at least two positive channel counts, got {text!r}")
+    return widths
+
+
 def run_train(args: argparse.Namespace) -> int:
     try:
         if args.model == "pips":
@@ -390,6 +403,7 @@ def run_train(args: argparse.Namespace) -> int:
             scenes=args.scenes or VerifierRecipe.scenes,
             epochs=args.epochs or VerifierRecipe.epochs,
             seed=VerifierRecipe.seed if args.seed is None else args.seed,
+            widths=args.widths or VerifierRecipe.widths,
         )
         card = train_verifier.train_and_export(args.out or Path("models/tile-verifier"), verifier_recipe)
         print(json.dumps(card, indent=2))

@@ -3,7 +3,10 @@
     python -m benchmarks.score_bench [--repeats 5]
 
 Each resolution runs in a fresh process (so its peak memory is its own), scoring a
-synthetic hand photo of that size several times; the median of each stage is kept.
+photo of that size several times; the median of each stage is kept. The photos: a
+synthetic hand with 15 face-up tiles rendered at each size, and, where ../shared/real is
+beside the repository, real phone photos as they were taken (their JPEG is what decoding
+costs in use; a synthetic render decodes faster) and one scaled down to 1600x1200.
 Issue 4's budget: the whole time at most 1.5x (decode + the detector's forward pass),
 and peak memory under 600 MB. Writes ``benchmarks/results/score.json``.
 """
@@ -17,23 +20,41 @@ import sys
 import time
 from pathlib import Path
 
+from vision.data.real import real_root
+
 SIZES = [(1600, 1200), (3024, 4032), (4032, 3024), (2268, 3024)]
+REAL_PHOTOS = [
+    ("Guix266__robot-dominoes-CSIE5047-NTU-TW/IMG_6205.jpg", (1200, 1600)),
+    ("Guix266__robot-dominoes-CSIE5047-NTU-TW/IMG_6205.jpg", (2268, 3024)),
+    ("Guix266__robot-dominoes-CSIE5047-NTU-TW/IMG_6199.jpg", (3024, 4032)),
+    ("yeshdev1__domino_helper/IMG_7376.JPG", (4032, 3024)),
+    ("Guix266__robot-dominoes-CSIE5047-NTU-TW/S__39747614.jpg", (1774, 2364)),
+]
+"""Real hands of 12-14 tiles at their own sizes, and the first also scaled to 1600x1200."""
 
 CHILD = """
 import json, resource, statistics, sys, tempfile, time
 from pathlib import Path
+
+from vision.data.real import real_root
 import cv2
 from vision.detect.onnx_obb import letterbox
 from vision.pipeline import HandScorer
 from vision.photo import read_photo
 from vision.synth.scene import make_scene, render
-width, height, repeats = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-# the first hand from seed 777 on with 15 face-up tiles: the issue's "pips of 15 tiles"
-seed = next(s for s in range(777, 100_000) if sum(t.pose == "face_up" for t in make_scene("hand", s).tiles) == 15)
-image, label = render(make_scene("hand", seed), (width, height))
-image = cv2.resize(image, (width, height)) if image.shape[1] != width else image
-path = Path(tempfile.mkdtemp()) / "photo.jpg"
-cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+width, height, repeats, source = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+if source == "synthetic":
+    # the first hand from seed 777 on with 15 face-up tiles: the issue's "pips of 15 tiles"
+    seed = next(s for s in range(777, 100_000) if sum(t.pose == "face_up" for t in make_scene("hand", s).tiles) == 15)
+    image, label = render(make_scene("hand", seed), (width, height))
+else:
+    image = read_photo(Path(source))
+if image.shape[:2] == (height, width) and source != "synthetic":
+    path = Path(source)  # the phone's own JPEG
+else:
+    image = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA) if image.shape[1] != width else image
+    path = Path(tempfile.mkdtemp()) / "photo.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
 scorer = HandScorer()
 stages = {"decode": [], "detect": [], "detector_forward": [], "pips": [], "total": []}
 for _ in range(repeats):
@@ -52,7 +73,10 @@ for _ in range(repeats):
     stages["detector_forward"].append((time.perf_counter() - forward) * 1000)
 median = {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-row = {"size": [width, height], "tiles": len(prediction.tiles), "median_ms": median, "peak_mb": round(peak_mb)}
+row = {
+    "photo": source, "size": [width, height], "tiles": len(prediction.tiles),
+    "median_ms": median, "peak_mb": round(peak_mb),
+}
 print(json.dumps(row))
 """
 
@@ -62,11 +86,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/score.json"))
     args = parser.parse_args()
+    photos = [("synthetic", size) for size in SIZES]
+    root = real_root()
+    if root is not None:
+        photos += [(str(root / name), size) for name, size in REAL_PHOTOS if (root / name).exists()]
     rows = []
-    for width, height in SIZES:
-        run = [sys.executable, "-c", CHILD, str(width), str(height), str(args.repeats)]
+    for source, (width, height) in photos:
+        run = [sys.executable, "-c", CHILD, str(width), str(height), str(args.repeats), source]
         output = subprocess.run(run, capture_output=True, text=True, check=True).stdout
         row = json.loads(output.strip().splitlines()[-1])
+        row["photo"] = "synthetic" if source == "synthetic" else str(Path(source).relative_to(root))
         median = row["median_ms"]
         unavoidable = median["decode"] + median["detector_forward"]
         row["ratio_to_decode_plus_forward"] = round(median["total"] / unavoidable, 2)

@@ -143,3 +143,26 @@ def test_a_tile_with_a_half_beyond_the_frame_is_labelled_unreadable():
 def test_scenes_are_dealt_from_the_sets_asked_for():
     assert {make_scene("hand", seed, SceneOptions(sets=(15, 18))).highest for seed in range(12)} == {15, 18}
     assert make_scene("hand", 3).highest == make_scene("hand", 3, SceneOptions()).highest
+
+
+@pytest.mark.parametrize("count", range(1, MAX_PIPS + 1))
+@pytest.mark.parametrize("edge", [0.15, 0.2, 0.25])
+def test_makers_pips_at_their_largest_never_touch_or_leave_the_half(count, edge):
+    radius = pip_radius(count, scale=1.5, edge=edge)
+    pips = np.array(layout(count, edge))
+    assert radius > 0
+    assert (pips - radius > 0).all() and (pips + radius < 1).all()
+    if count > 1:
+        gaps = np.linalg.norm(pips[:, None] - pips[None], axis=2) + np.eye(count) * 9
+        assert gaps.min() > 2 * radius
+
+
+def test_renderer_switches_leave_the_makers_layouts_and_film_out():
+    scenes = [make_scene("hand", seed) for seed in range(40)]
+    assert 0 < sum(scene.style.film for scene in scenes) < 40
+    assert len({round(scene.style.pip_scale, 3) for scene in scenes}) > 30
+    plain = [make_scene("hand", seed, SceneOptions(makers_layouts=False, film=False)) for seed in range(40)]
+    assert not any(scene.style.film for scene in plain)
+    assert {(scene.style.pip_scale, scene.style.pip_edge) for scene in plain} == {(1.0, 0.22)}
+    # switched off, a choice still draws its random numbers: the tiles are laid the same
+    assert [scene.tiles[0].centre_mm for scene in plain] == [scene.tiles[0].centre_mm for scene in scenes]

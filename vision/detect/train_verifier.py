@@ -55,6 +55,8 @@ class VerifierRecipe:
     """Scenes are drawn from seeds seed * 100_000 + index (no hubcam synth set shares them)."""
     batch: int = 128
     max_lr: float = 3e-3
+    widths: tuple[int, ...] = (16, 32, 48, 64)
+    """The network's channels (vision.smallnet.small_cnn): it runs on every proposal of every photo."""
 
 
 def rectangle(centre: np.ndarray, along: np.ndarray, length: float, width: float) -> np.ndarray:
@@ -143,8 +145,8 @@ def synthetic_boxes(scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([labels for _, labels in parts])
 
 
-def build_model() -> Any:
-    return small_cnn((16, 32, 48, 64), 1)
+def build_model(widths: tuple[int, ...] = VerifierRecipe.widths) -> Any:
+    return small_cnn(widths, 1)
 
 
 def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe) -> Any:
@@ -157,7 +159,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe) -> Any:
         return nn.functional.binary_cross_entropy_with_logits(logits.reshape(-1), targets)
 
     return fit(
-        build_model, crops, torch.from_numpy(labels).float(), loss,
+        lambda: build_model(recipe.widths), crops, torch.from_numpy(labels).float(), loss,
         lambda batch, generator: photometric(flips(batch, generator), generator),
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
     )  # fmt: skip
