@@ -28,7 +28,7 @@ def pip_centres(pips: tuple[int, int], width: int, height: int, edge: float = ED
     """(x, y, half) of every pip on a face texture; half 1 is half 0's layout turned round."""
     centres = []
     for half, count in enumerate(pips):
-        for u, v in layout(count, round(edge, 3)):
+        for u, v in layout(count, round(edge, 3)):  # rounded: layouts are cached by edge
             x, y = v * width / 2, u * height
             centres.append((x, y, 0) if half == 0 else (width - x, height - y, 1))
     return centres
