@@ -60,7 +60,7 @@ eval: $(BIN)/hubcam
 train-deps: $(BIN)/hubcam
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 
-# Renderer realism: each renderer choice switched off in turn, measured on the real photos (~25 min).
+# Renderer realism: each renderer choice switched off in turn, measured on the real photos (~30 min).
 realism: train-deps
 	$(BIN)/python -m benchmarks.realism
 

@@ -28,7 +28,7 @@ DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.35, 0.3
 (tiles in a hand never lie on one another, so boxes that overlap at all are suppressed)."""
 PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU = 0.01, 0.7
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone ..."""
-VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.67, 0.2, 0.3
+VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.5, 0.2, 0.3
 """... each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``
 (real tiles the detector doubted, at 0.04-0.2, were often plain to the verifier), overlapping
 boxes are suppressed by that score and those scoring KEEP_SCORE or more are kept (chosen on
