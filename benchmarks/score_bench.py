@@ -35,8 +35,6 @@ REAL_PHOTOS = [
 CHILD = """
 import json, resource, statistics, sys, tempfile, time
 from pathlib import Path
-
-from vision.data.real import real_root
 import cv2
 from vision.detect.onnx_obb import letterbox
 from vision.pipeline import HandScorer
