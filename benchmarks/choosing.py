@@ -7,7 +7,7 @@ pipeline); the real photos are scored beside, never used to choose.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +43,12 @@ def best(synthetic: Mapping[Hashable, Rates]) -> Any:
     top_f1 = max(f1 for _, _, f1 in synthetic.values())
     ties = [choice for choice, (_, _, f1) in synthetic.items() if f1 >= top_f1 - F1_TIE]
     return max(ties, key=lambda choice: synthetic[choice][0])
+
+
+def table_row(choice: Sequence[object], chosen: bool, by_set: Iterable[Sequence[float]]) -> str:
+    """One markdown row of a threshold table: the choice's values (the last marked when it is the
+    chosen one), then each photo set's measures to 3 places, joined by " / "."""
+    keys = [str(value) for value in choice]
+    keys[-1] += " **chosen**" if chosen else ""
+    cells = [" / ".join(f"{value:.3f}" for value in measures) for measures in by_set]
+    return "| " + " | ".join(keys + cells) + " |"

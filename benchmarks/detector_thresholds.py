@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates
+from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
@@ -69,11 +69,9 @@ def main() -> None:
         "| NMS IoU | confidence | " + " | ".join(f"{name} R / P / F1" for name in table) + " |",
         "|---|---|" + "---|" * len(table),
     ]
-    for overlap in OVERLAPS:
-        for confidence in CONFIDENCES:
-            cells = [" / ".join(f"{v:.3f}" for v in table[name][overlap][confidence]) for name in table]
-            mark = " **chosen**" if (overlap, confidence) == chosen else ""
-            lines.append(f"| {overlap} | {confidence}{mark} | " + " | ".join(cells) + " |")
+    for overlap, confidence in pairs:
+        measures = (table[name][overlap][confidence] for name in table)
+        lines.append(table_row((overlap, confidence), (overlap, confidence) == chosen, measures))
     write_report("detector_thresholds", report, lines)
 
 

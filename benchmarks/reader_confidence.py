@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.choosing import photo_sets
+from benchmarks.choosing import photo_sets, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.pipeline import COUNTER
@@ -82,9 +82,7 @@ def main() -> None:
         "|---|" + "---|" * len(table),
     ]
     for threshold in THRESHOLDS:
-        cells = [" / ".join(f"{v:.3f}" for v in table[name][threshold]) for name in table]
-        mark = " **chosen**" if threshold == chosen else ""
-        lines.append(f"| {threshold}{mark} | " + " | ".join(cells) + " |")
+        lines.append(table_row([threshold], threshold == chosen, (table[name][threshold] for name in table)))
     write_report("reader_confidence", report, lines)
 
 

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates
+from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
@@ -86,9 +86,7 @@ def main() -> None:
         "|---|---|---|" + "---|" * len(table),
     ]
     for triple in TRIPLES:
-        cells = [" / ".join(f"{v:.3f}" for v in table[name][triple]) for name in table]
-        mark = " **chosen**" if triple == chosen else ""
-        lines.append("| " + " | ".join(map(str, triple)) + f"{mark} | " + " | ".join(cells) + " |")
+        lines.append(table_row(triple, triple == chosen, (table[name][triple] for name in table)))
     write_report("verifier_thresholds", report, lines)
 
 
