@@ -22,7 +22,7 @@ from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles
-from vision.pipeline import DETECTOR, FACE_UP_CLASS
+from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS
 
 OVERLAPS = (0.5, 0.3, 0.15)
 CONFIDENCES = (0.25, 0.35, 0.45, 0.55)
@@ -30,7 +30,7 @@ CONFIDENCES = (0.25, 0.35, 0.45, 0.55)
 
 def rates_at(photos: list, overlap: float) -> dict[float, Rates]:
     """(recall, precision, F1) of face-up tiles at each confidence, for one NMS overlap."""
-    detector = OBBDetector(DETECTOR, conf=min(CONFIDENCES), iou=overlap)
+    detector = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=min(CONFIDENCES), iou=overlap)
     found = [(label, detector(image)) for label, image in photos]
     out = {}
     for confidence in CONFIDENCES:

@@ -25,7 +25,7 @@ from benchmarks.report import write_report
 from vision.data.real import iter_images, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles, wilson
-from vision.pipeline import DETECTOR, FACE_UP_CLASS
+from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS
 
 
 def shrink(image_bgr: np.ndarray, factor: float) -> tuple[np.ndarray, float, np.ndarray]:
@@ -79,7 +79,9 @@ def main() -> None:
         "command": "python -m benchmarks.framing " + " ".join(f"--detector {n}={p}" for n, p in detectors.items()),
         "date": time.strftime("%Y-%m-%d"),
         "photos": len(photos),
-        "detectors": {name: measure(OBBDetector(Path(path)), photos, factors) for name, path in detectors.items()},
+        "detectors": {
+            name: measure(OBBDetector(Path(path), DETECTOR_SIZE), photos, factors) for name, path in detectors.items()
+        },
     }
     lines = [
         "# Tile size in frame and detection on real photos",

@@ -12,7 +12,8 @@ tiles read at, say, 35 % confidence: guesses, which issue 4 forbids. So the thre
 the lowest at which at most WRONG_AT_MOST of the counted synthetic tiles are read wrong;
 vision/read/pip_reader.py uses it. The set is the threshold
 benchmarks' own (seed 8); the real photos are reported beside, never used to choose.
-Writes ``benchmarks/results/reader_confidence.json`` and ``.md``.
+At the chosen threshold it also compares re-reading a doubtful half in one other view (turned
+round) with three (mirrored either way too). Writes ``benchmarks/results/reader_confidence.json`` and ``.md``.
 """
 
 from __future__ import annotations
@@ -23,16 +24,18 @@ from benchmarks.choosing import photo_sets, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.pipeline import COUNTER
-from vision.read.pip_reader import MIN_CONFIDENCE, PipReader
+from vision.read.pip_reader import MIN_CONFIDENCE, RECHECK, REREAD_VIEWS, PipReader
 
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+VIEWS = (1, 3)
+"""How many other views of a doubtful half to read, compared at the chosen threshold."""
 WRONG_AT_MOST = 0.005
 """One counted tile in 200 read wrong: a reading that uncertain is a guess."""
 
 
-def outcomes(photos: list) -> dict[float, tuple[float, float, float]]:
+def outcomes(photos: list, reread_views: int = REREAD_VIEWS) -> dict[float, tuple[float, float, float]]:
     """(exact totals, counted tiles wrong, tiles left out) as shares, for every threshold."""
-    reader = PipReader(COUNTER, min_confidence=0.0)  # only the frame makes a tile uncertain here
+    reader = PipReader(COUNTER, min_confidence=0.0, reread_views=reread_views)  # only the frame makes a tile uncertain
     seen = []
     for label, image in photos:
         tiles = [tile for tile in label.tiles if tile.pose == FACE_UP]
@@ -61,6 +64,7 @@ def main() -> None:
     table = {name: outcomes(found) for name, found in photos.items()}
     synthetic = table["synthetic"]
     chosen = min((t for t in THRESHOLDS if synthetic[t][1] <= WRONG_AT_MOST), default=max(THRESHOLDS))
+    views = {count: {name: outcomes(found, count)[chosen] for name, found in photos.items()} for count in VIEWS}
     report = {
         "command": f"python -m benchmarks.reader_confidence --set {args.set} --images {args.images}",
         "date": time.strftime("%Y-%m-%d"),
@@ -69,6 +73,11 @@ def main() -> None:
         "outcomes": {
             name: {str(t): [round(v, 3) for v in rows[t]] for t in THRESHOLDS} for name, rows in table.items()
         },
+        "reread_views_at_chosen": {
+            str(count): {name: [round(v, 3) for v in row] for name, row in by_set.items()}
+            for count, by_set in views.items()
+        },
+        "reread_views_in_use": REREAD_VIEWS,
     }
     lines = [
         "# Pip reader confidence threshold",
@@ -83,6 +92,16 @@ def main() -> None:
     ]
     for threshold in THRESHOLDS:
         lines.append(table_row([threshold], threshold == chosen, (table[name][threshold] for name in table)))
+    lines += [
+        "",
+        f"Other views read of a half read below {RECHECK}, at threshold {chosen} (1: turned round; 3: mirrored",
+        f"either way too; in use: {REREAD_VIEWS}).",
+        "",
+        "| views | " + " | ".join(f"{name} exact / wrong / left out" for name in table) + " |",
+        "|---|" + "---|" * len(table),
+    ]
+    for count, by_set in views.items():
+        lines.append(table_row([count], count == REREAD_VIEWS, by_set.values()))
     write_report("reader_confidence", report, lines)
 
 

@@ -45,6 +45,8 @@ if source == "synthetic":
     # the first hand from seed 777 on with 15 face-up tiles: the "pips of 15 tiles"
     seed = next(s for s in range(777, 100_000) if sum(t.pose == "face_up" for t in make_scene("hand", s).tiles) == 15)
     image, label = render(make_scene("hand", seed), (width, height))
+    if image.shape[1] != width:  # the renderer turned the camera to portrait: turn the photo, never stretch it
+        image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
 else:
     image = read_photo(Path(source))
 if image.shape[:2] == (height, width) and source != "synthetic":

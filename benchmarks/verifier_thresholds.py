@@ -25,7 +25,7 @@ from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
 from vision.detect.verify import TileVerifier, choose_tiles
 from vision.eval.metrics import match_tiles
-from vision.pipeline import DETECTOR, FACE_UP_CLASS, PROPOSAL_NMS_IOU, TILE_NMS_IOU, VERIFIER
+from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU, TILE_NMS_IOU, VERIFIER
 
 PROPOSALS = (0.01, 0.02, 0.05, 0.1)
 WEIGHTS = (0.5, 0.67, 0.8, 0.9)
@@ -35,7 +35,7 @@ TRIPLES = [(p, w, k) for p in PROPOSALS for w in WEIGHTS for k in KEEPS]
 
 def rates_at(photos: list) -> dict[tuple[float, float, float], Rates]:
     """(recall, precision, F1) of face-up tiles for every (proposal confidence, weight, keep score)."""
-    detector = OBBDetector(DETECTOR, conf=min(PROPOSALS), iou=PROPOSAL_NMS_IOU)
+    detector = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=min(PROPOSALS), iou=PROPOSAL_NMS_IOU)
     verifier = TileVerifier(VERIFIER)
     seen = []
     for label, image in photos:

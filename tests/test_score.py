@@ -88,14 +88,26 @@ def test_a_half_beyond_the_frame_is_not_read(photo):
     assert outside.uncertain
 
 
-def test_the_detector_takes_its_input_size_from_the_model_itself(tmp_path):
-    """A model copied without its card still gets images at the size it was exported for."""
-    import shutil
+def test_the_bundled_detector_runs_at_the_size_asked_else_at_the_size_it_was_trained_at():
+    from vision.detect.onnx_obb import OBBDetector
+
+    trained_at = json.loads(DETECTOR.with_name("card.json").read_text())["recipe"]["imgsz"]
+    assert OBBDetector(DETECTOR).imgsz == trained_at
+    detector = OBBDetector(DETECTOR, 416)
+    assert detector.dynamic and detector.imgsz == 416
+    assert len(detector(np.zeros((480, 640, 3), np.uint8)).scores) == 0
+
+
+def test_a_detector_exported_at_a_fixed_size_runs_at_that_size(tmp_path):
+    """(Older exports, and any made with ``dynamic=False``, take one input size only.)"""
+    import onnx
 
     from vision.detect.onnx_obb import OBBDetector
 
-    shutil.copyfile(DETECTOR, tmp_path / "model.onnx")
-    alone = OBBDetector(tmp_path / "model.onnx")
-    exported_at = json.loads(DETECTOR.with_name("card.json").read_text())["recipe"]["imgsz"]
-    assert alone.imgsz == OBBDetector(DETECTOR).imgsz == exported_at
-    assert len(alone(np.zeros((480, 640, 3), np.uint8)).scores) == 0
+    model = onnx.load(str(DETECTOR))
+    for axis, size in zip(model.graph.input[0].type.tensor_type.shape.dim[2:], (320, 320), strict=True):
+        axis.dim_value = size  # fix the height and width
+    onnx.save(model, str(tmp_path / "model.onnx"))
+    fixed = OBBDetector(tmp_path / "model.onnx", 416)
+    assert not fixed.dynamic and fixed.imgsz == 320
+    assert len(fixed(np.zeros((480, 640, 3), np.uint8)).scores) == 0

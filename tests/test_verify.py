@@ -7,7 +7,17 @@ import pytest
 
 from vision.data.labels import FACE_UP
 from vision.detect.train_verifier import NEGATIVE_IOU, POSITIVE_IOU, hard_boxes, label_boxes, rectangle
-from vision.detect.verify import CROP_SHAPE, MARGIN_PX, TILE_PX, TileVerifier, crop_box, crop_boxes, suppress
+from vision.detect.verify import (
+    CROP_SHAPE,
+    MARGIN_PX,
+    TILE_PX,
+    TileVerifier,
+    choose_tiles,
+    choose_verified,
+    crop_box,
+    crop_boxes,
+    suppress,
+)
 from vision.eval.metrics import polygon_iou
 from vision.pipeline import VERIFIER
 from vision.synth.scene import FULL, make_scene, render
@@ -44,6 +54,50 @@ def test_suppression_keeps_the_best_of_overlapping_boxes_and_every_separate_one(
     kept = suppress(np.stack([a, a_moved, far]), np.array([0.5, 0.9, 0.4], np.float32), 0.3)
     assert list(kept) == [1, 2]
     assert len(suppress(np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), 0.3)) == 0
+
+
+def random_boxes(rng: np.random.Generator, count: int) -> np.ndarray:
+    """Tiles near one another, some of them proposed several times a little moved or turned."""
+    boxes = []
+    for _ in range(count):
+        centre = rng.uniform(0, 300, 2).astype(np.float32)
+        along = np.array([np.cos(angle := rng.uniform(0, np.pi)), np.sin(angle)], np.float32)
+        for _ in range(rng.integers(1, 4)):
+            moved = centre + rng.normal(0, 6, 2).astype(np.float32)
+            boxes.append(rectangle(moved, along + rng.normal(0, 0.1, 2).astype(np.float32), 40, 20))
+    return np.stack(boxes)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_asking_the_verifier_lazily_keeps_exactly_what_asking_about_every_box_keeps(seed):
+    rng = np.random.default_rng(seed)
+    corners = random_boxes(rng, 12)
+    scores = rng.uniform(0.04, 1, len(corners))
+    said = rng.uniform(0, 1, len(corners)) ** rng.choice([0.3, 1, 3], len(corners))
+    asked: list[int] = []
+
+    def verify(boxes: np.ndarray) -> np.ndarray:
+        assert not set(boxes) & set(asked)  # never the same box twice
+        asked.extend(boxes)
+        return said[boxes]
+
+    everything, combined = choose_tiles(corners, scores, said, 0.5, 0.2, 0.3)
+    lazily, lazy_scores = choose_verified(corners, scores, verify, 0.5, 0.2, 0.3)
+    assert list(lazily) == list(everything)
+    assert lazy_scores == pytest.approx(combined[everything])
+
+
+def test_near_duplicates_of_a_confirmed_tile_are_never_verified():
+    tile = rectangle(np.array([50, 50], np.float32), np.array([1, 0], np.float32), 40, 20)
+    corners = np.stack([tile, tile + np.float32([3, 0]), tile + np.float32([0, 2]), tile + np.float32([200, 0])])
+    asked: list[int] = []
+
+    def verify(boxes: np.ndarray) -> np.ndarray:
+        asked.extend(boxes)
+        return np.full(len(boxes), 0.95)
+
+    kept, _ = choose_verified(corners, np.array([0.9, 0.6, 0.5, 0.7]), verify, 0.5, 0.2, 0.3)
+    assert list(kept) == [0, 3] and sorted(asked) == [0, 3]
 
 
 def test_a_rectangle_starts_with_a_short_edge():

@@ -5,15 +5,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+THREADS = 2
+_shared_pool: bool | None = None
+"""Whether the sessions share onnxruntime's global thread pool (decided at the first session)."""
+
 
 def cpu_session(model_path: Path, what: str) -> Any:
-    """An onnxruntime session on the CPU with 2 threads; ``what`` names the model when it is missing."""
+    """An onnxruntime session on the CPU with 2 threads; ``what`` names the model when it is missing.
+
+    The three models run one after another on every photo, so they share one thread pool: with a
+    pool each, every hand-over woke another pool's sleeping thread, and a 1600x1200 hand took
+    about 4 ms longer (benchmarks/score_bench.py). Threads do not spin-wait after a run either:
+    spinning took the CPU from the next stage and cost more than it saved.
+    """
     import onnxruntime
 
+    global _shared_pool
     if not model_path.exists():
         raise FileNotFoundError(f"no {what} model at {model_path}")
+    if _shared_pool is None:
+        try:  # only possible before onnxruntime's environment exists
+            onnxruntime.set_global_thread_pool_sizes(THREADS, 1)
+            _shared_pool = True
+        except RuntimeError:
+            _shared_pool = False
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 2
-    # threads that spin-wait after a run take the CPU from the next stage (detector, verifier, counter)
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if _shared_pool:
+        options.use_per_session_threads = False
+        try:
+            return onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        except RuntimeError:  # the environment was made without the pool after all: a pool per session
+            _shared_pool = False
+            options.use_per_session_threads = True
+    options.intra_op_num_threads = THREADS
     return onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])

@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import OBBDetector
-from vision.detect.verify import TileVerifier, choose_tiles
+from vision.detect.verify import TileVerifier, choose_verified
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.read.pip_reader import PipReader
 
@@ -23,16 +23,23 @@ DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 FACE_UP_CLASS = 0
-DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.35, 0.3
+DETECTOR_SIZE = 416
+"""The detector's input (pixels, square) at run time. It was trained at 320, but finds more tiles
+seen larger: chosen on synthetic hands by benchmarks/detector_size.py."""
+DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py
 (tiles in a hand never lie on one another, so boxes that overlap at all are suppressed)."""
-PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU = 0.01, 0.7
-"""With the verifier: the detector proposes more, and looser, boxes than it would keep alone ..."""
 VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.5, 0.2, 0.3
-"""... each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``
+"""With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
+each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``
 (real tiles the detector doubted, at 0.04-0.2, were often plain to the verifier), overlapping
 boxes are suppressed by that score and those scoring KEEP_SCORE or more are kept (chosen on
 synthetic hands by benchmarks/verifier_thresholds.py; TILE_NMS_IOU is the detector's own)."""
+PROPOSAL_NMS_IOU = 0.7
+PROPOSAL_CONFIDENCE = KEEP_SCORE ** (1 / (1 - VERIFIER_WEIGHT))
+"""0.04: a box the detector is less sure of scores below KEEP_SCORE whatever the verifier says,
+so it is never kept and can only suppress boxes scoring lower still; proposing it would only
+cost a verifier crop (the benchmark's lower proposal confidences choose the same tiles)."""
 
 
 class HandScorer:
@@ -44,13 +51,14 @@ class HandScorer:
         counter: Path = COUNTER,
         highest: int | None = None,
         verifier: Path | None = VERIFIER,
+        detector_size: int = DETECTOR_SIZE,
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone."""
         if verifier is None:
-            self.detector = OBBDetector(detector, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
+            self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
             self.verifier = None
         else:
-            self.detector = OBBDetector(detector, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
+            self.detector = OBBDetector(detector, detector_size, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
             self.verifier = TileVerifier(verifier)
         self.reader = PipReader(counter)
         self.highest = highest
@@ -61,9 +69,12 @@ class HandScorer:
         face_up = found.classes == FACE_UP_CLASS
         corners, scores = found.corners[face_up], found.scores[face_up]
         if self.verifier is not None:
-            said = self.verifier(image_bgr, list(corners))
-            kept, scores = choose_tiles(corners, scores, said, VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU)
-            corners, scores = corners[kept], scores[kept]
+
+            def verify(boxes: np.ndarray) -> np.ndarray:
+                return self.verifier(image_bgr, list(corners[boxes]))
+
+            kept, scores = choose_verified(corners, scores, verify, VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU)
+            corners = corners[kept]
         return list(corners), scores
 
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Prediction:

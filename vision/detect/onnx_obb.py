@@ -74,8 +74,11 @@ def decode(output: np.ndarray, box: Letterbox, conf: float = 0.25, iou: float = 
 
 
 class OBBDetector:
-    """Load once, call per image. The image size is the model's fixed input size (else the card's);
-    ``card`` beside the model gives the class names."""
+    """Load once, call per image; ``card.json`` beside the model gives the class names.
+
+    The image size: a model exported at a fixed size always runs at it; one exported with a
+    dynamic size runs at ``imgsz`` when given, else at the size it was trained at (the card's).
+    """
 
     def __init__(self, model_path: Path, imgsz: int | None = None, conf: float = 0.25, iou: float = 0.5) -> None:
         self.session = cpu_session(model_path, "detector")
@@ -84,7 +87,11 @@ class OBBDetector:
         self.names: list[str] = card.get("names", ["tile"])
         self.input_name = self.session.get_inputs()[0].name
         fixed = self.session.get_inputs()[0].shape[2]  # an int for a fixed-size export, else a name
-        self.imgsz = imgsz or (fixed if isinstance(fixed, int) else int(card.get("recipe", {}).get("imgsz", 640)))
+        self.dynamic = not isinstance(fixed, int)
+        if not self.dynamic:
+            self.imgsz = int(fixed)
+        else:
+            self.imgsz = imgsz or int(card.get("recipe", {}).get("imgsz", 640))
         self.conf, self.iou = conf, iou
 
     def __call__(self, image_bgr: np.ndarray) -> Detections:

@@ -96,9 +96,11 @@ def validate(weights: Path, data_yaml: Path, imgsz: int) -> dict[str, float]:
 
 
 def export_onnx(weights: Path, out_dir: Path, imgsz: int) -> Path:
-    """Export to ONNX (opset 17, no NMS inside: hubcam's decoder does it) into ``out_dir/model.onnx``."""
+    """Export to ONNX (opset 17, no NMS inside: hubcam's decoder does it) into ``out_dir/model.onnx``,
+    with a dynamic input size: a detector trained at one size may find more run at another
+    (benchmarks/detector_size.py), and it runs as fast as a fixed-size export."""
     YOLO = _offline_ultralytics()
-    exported = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False))
+    exported = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True))
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "model.onnx"
     shutil.copyfile(exported, target)

@@ -38,7 +38,7 @@ from vision.synth.scene import FULL, make_scene, render
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
 TRAINING_PROPOSAL_CONFIDENCE = 0.05
 """Low, so that the detector's doubtful boxes are among the proposals too (the bundled verifier
-learned from these; the pipeline proposes down to vision.pipeline.PROPOSAL_CONFIDENCE, 0.01)."""
+learned from these; the pipeline proposes down to vision.pipeline.PROPOSAL_CONFIDENCE, 0.04)."""
 SCENE_SIZE = (1280, 960)
 LOOSENED_COPIES = 2
 """Copies of each true tile with its corners a little off: a detector's boxes on real photos are
@@ -108,9 +108,12 @@ def _proposals(image: np.ndarray) -> list[np.ndarray]:
     global _detector
     if _detector is None:  # once per worker process
         from vision.detect.onnx_obb import OBBDetector
-        from vision.pipeline import DETECTOR, FACE_UP_CLASS, PROPOSAL_NMS_IOU
+        from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU
 
-        _detector = (OBBDetector(DETECTOR, conf=TRAINING_PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU), FACE_UP_CLASS)
+        _detector = (
+            OBBDetector(DETECTOR, DETECTOR_SIZE, conf=TRAINING_PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU),
+            FACE_UP_CLASS,
+        )
     detector, face_up = _detector
     found = detector(image)
     return list(found.corners[found.classes == face_up])

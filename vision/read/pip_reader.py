@@ -29,10 +29,15 @@ MIN_CONFIDENCE = 0.5
 benchmarks/reader_confidence.py)."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
-(a half's pips are the same every way), and the readings are averaged: exact totals of the
-validation hands on their labelled corners 0.960 against 0.953 never re-reading, 0.955 from 0.7
+(a half's pips are the same every way), and the readings are averaged: exact totals of the validation hands on
+their labelled corners 0.960 against 0.953 never re-reading, 0.955 from 0.7
 (benchmarks/reader_confidence.py with each value; the first counter it was made for left 1 of
 the 516 real halves confidently wrong instead of 4)."""
+REREAD_VIEWS = 3
+"""How many other views of a doubtful half are read: turned round, then mirrored either way too.
+Only turned round saves a 1600x1200 hand about a millisecond, but read 5 more synthetic and 1
+more real half wrong through the whole pipeline (benchmarks/reader_confidence.py compares the
+two on labelled corners)."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +48,12 @@ class Reading:
 
 
 class PipReader:
-    def __init__(self, model_path: Path, min_confidence: float = MIN_CONFIDENCE) -> None:
+    def __init__(
+        self, model_path: Path, min_confidence: float = MIN_CONFIDENCE, reread_views: int = REREAD_VIEWS
+    ) -> None:
         self.session = cpu_session(model_path, "pip counter")
         self.min_confidence = min_confidence
+        self.reread_views = reread_views
         self.half_px = int(self.session.get_inputs()[0].shape[2])
         """The side of a half as the model was trained (its input's fixed height and width)."""
 
@@ -66,7 +74,7 @@ class PipReader:
         probabilities = self.probabilities(halves)
         again = probabilities.max(axis=1) < RECHECK
         if again.any():
-            views = symmetric_views(halves[again])[1:]  # the half as it is was read already
+            views = symmetric_views(halves[again])[1 : 1 + self.reread_views]  # as it is: read already
             read = self.probabilities(np.concatenate(views))  # one batch: one call's overhead
             turned = read.reshape(len(views), -1, probabilities.shape[1])
             probabilities[again] = (probabilities[again] + turned.sum(axis=0)) / (len(views) + 1)
