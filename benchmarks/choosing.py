@@ -45,10 +45,16 @@ def best(synthetic: Mapping[Hashable, Rates]) -> Any:
     return max(ties, key=lambda choice: synthetic[choice][0])
 
 
-def table_row(choice: Sequence[object], chosen: bool, by_set: Iterable[Sequence[float]]) -> str:
-    """One markdown row of a threshold table: the choice's values (the last marked when it is the
-    chosen one), then each photo set's measures to 3 places, joined by " / "."""
+def table_head(keys: Sequence[str], sets: Iterable[str], measures: str) -> list[str]:
+    """A threshold table's header and rule: the choice's columns, then one per photo set."""
+    columns = [*keys, *(f"{name} {measures}" for name in sets)]
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
+def table_row(choice: Sequence[object], chosen: bool, by_set: Iterable[Sequence[float]], mark: int = -1) -> str:
+    """One markdown row of a threshold table: the choice's values (the one at ``mark`` marked when
+    this is the chosen row), then each photo set's measures to 3 places, joined by " / "."""
     keys = [str(value) for value in choice]
-    keys[-1] += " **chosen**" if chosen else ""
+    keys[mark] += " **chosen**" if chosen else ""
     cells = [" / ".join(f"{value:.3f}" for value in measures) for measures in by_set]
     return "| " + " | ".join(keys + cells) + " |"

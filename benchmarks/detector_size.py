@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from benchmarks.choosing import photo_sets
+from benchmarks.choosing import photo_sets, table_head, table_row
 from benchmarks.report import write_report
 from vision.eval.metrics import score_image, summarise
 from vision.pipeline import DETECTOR_SIZE, HandScorer
@@ -75,13 +75,11 @@ def main() -> None:
         f"alone. The smallest size within {TOTAL_TIE} of the best synthetic exact-total share is chosen:",
         f"{chosen} (in use: {DETECTOR_SIZE}).",
         "",
-        "| size | forward ms | " + " | ".join(f"{name} R / P / half / total" for name in names) + " |",
-        "|---|---|" + "---|" * len(names),
+        *table_head(["size", "forward ms"], names, "R / P / half / total"),
     ]
     for size, row in table.items():
-        cells = [" / ".join(f"{row[name][measure]:.3f}" for measure in MEASURES) for name in names]
-        marker = " **chosen**" if size == chosen else ""
-        lines.append(f"| {size}{marker} | {speed[size]} | " + " | ".join(cells) + " |")
+        by_set = ([row[name][measure] for measure in MEASURES] for name in names)
+        lines.append(table_row([size, speed[size]], size == chosen, by_set, mark=0))
     write_report("detector_size", report, lines)
 
 

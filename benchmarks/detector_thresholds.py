@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_row
+from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_head, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
@@ -66,8 +66,7 @@ def main() -> None:
         f"synthetic F1 (ties within {F1_TIE} to the higher recall) is chosen: NMS IoU {chosen[0]},",
         f"confidence {chosen[1]}.",
         "",
-        "| NMS IoU | confidence | " + " | ".join(f"{name} R / P / F1" for name in table) + " |",
-        "|---|---|" + "---|" * len(table),
+        *table_head(["NMS IoU", "confidence"], table, "R / P / F1"),
     ]
     for overlap, confidence in pairs:
         measures = (table[name][overlap][confidence] for name in table)

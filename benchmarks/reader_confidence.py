@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.choosing import photo_sets, table_row
+from benchmarks.choosing import photo_sets, table_head, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.pipeline import COUNTER
@@ -87,8 +87,7 @@ def main() -> None:
         f"uncertain. The lowest threshold with at most {WRONG_AT_MOST} of the counted synthetic tiles read wrong",
         f"is chosen: {chosen} (in use: {MIN_CONFIDENCE}).",
         "",
-        "| threshold | " + " | ".join(f"{name} exact / wrong / left out" for name in table) + " |",
-        "|---|" + "---|" * len(table),
+        *table_head(["threshold"], table, "exact / wrong / left out"),
     ]
     for threshold in THRESHOLDS:
         lines.append(table_row([threshold], threshold == chosen, (table[name][threshold] for name in table)))
@@ -97,8 +96,7 @@ def main() -> None:
         f"Other views read of a half read below {RECHECK}, at threshold {chosen} (1: turned round; 3: mirrored",
         f"either way too; in use: {REREAD_VIEWS}).",
         "",
-        "| views | " + " | ".join(f"{name} exact / wrong / left out" for name in table) + " |",
-        "|---|" + "---|" * len(table),
+        *table_head(["views"], table, "exact / wrong / left out"),
     ]
     for count, by_set in views.items():
         lines.append(table_row([count], count == REREAD_VIEWS, by_set.values()))

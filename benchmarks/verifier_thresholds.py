@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_row
+from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_head, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
@@ -80,10 +80,7 @@ def main() -> None:
         f"the higher recall) is chosen: proposal confidence {chosen[0]}, verifier weight {chosen[1]},",
         f"keep score {chosen[2]}.",
         "",
-        "| proposal confidence | verifier weight | keep score | "
-        + " | ".join(f"{name} R / P / F1" for name in table)
-        + " |",
-        "|---|---|---|" + "---|" * len(table),
+        *table_head(["proposal confidence", "verifier weight", "keep score"], table, "R / P / F1"),
     ]
     for triple in TRIPLES:
         lines.append(table_row(triple, triple == chosen, (table[name][triple] for name in table)))
