@@ -25,7 +25,7 @@ from benchmarks.report import write_report
 from vision.eval.metrics import score_image, summarise
 from vision.pipeline import DETECTOR_SIZE, HandScorer
 
-SIZES = (320, 384, 416, 448, 512)
+SIZES = (320, 384, 416, 448, 480, 512, 576)
 TOTAL_TIE = 0.01
 """Exact-total shares this close are a tie (4 photos in 400); among ties the smaller size wins."""
 MEASURES = ("tile recall", "tile precision", "per-half accuracy", "exact photo total")

@@ -23,18 +23,19 @@ DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 FACE_UP_CLASS = 0
-DETECTOR_SIZE = 416
-"""The detector's input (pixels, square) at run time. It was trained at 320, but finds more tiles
-seen larger: chosen on synthetic hands by benchmarks/detector_size.py."""
-DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
-"""The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py
-(tiles in a hand never lie on one another, so boxes that overlap at all are suppressed)."""
+DETECTOR_SIZE = 480
+"""The detector's input (pixels, square) at run time, chosen on synthetic hands by
+benchmarks/detector_size.py: it learnt at 320 and then 416, and finds small and crowded tiles
+more surely seen larger."""
+DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.5
+"""The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
 VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.5, 0.2, 0.3
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
 each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``
 (real tiles the detector doubted, at 0.04-0.2, were often plain to the verifier), overlapping
 boxes are suppressed by that score and those scoring KEEP_SCORE or more are kept (chosen on
-synthetic hands by benchmarks/verifier_thresholds.py; TILE_NMS_IOU is the detector's own)."""
+synthetic hands by benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another,
+so TILE_NMS_IOU suppresses boxes that overlap at all)."""
 PROPOSAL_NMS_IOU = 0.7
 PROPOSAL_CONFIDENCE = KEEP_SCORE ** (1 / (1 - VERIFIER_WEIGHT))
 """0.04: a box the detector is less sure of scores below KEEP_SCORE whatever the verifier says,

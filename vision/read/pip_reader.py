@@ -29,8 +29,8 @@ MIN_CONFIDENCE = 0.5
 benchmarks/reader_confidence.py)."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
-(a half's pips are the same every way), and the readings are averaged: exact totals of the validation hands on
-their labelled corners 0.960 against 0.953 never re-reading, 0.955 from 0.7
+(a half's pips are the same every way), and the readings are averaged: exact totals of the
+validation hands on their labelled corners 0.960 against 0.953 never re-reading, 0.955 from 0.7
 (benchmarks/reader_confidence.py with each value; the first counter it was made for left 1 of
 the 516 real halves confidently wrong instead of 4)."""
 REREAD_VIEWS = 3
