@@ -23,7 +23,7 @@ from vision.read.halves import cut_halves
 
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
-MIN_CONFIDENCE = 0.5
+MIN_CONFIDENCE = 0.4
 """A tile with a half read less confidently than this is uncertain: listed, and left out of the total
 (the lowest threshold that keeps counted synthetic tiles at most 1 in 200 wrong:
 benchmarks/reader_confidence.py)."""
