@@ -22,8 +22,9 @@ import numpy as np
 
 from benchmarks.choosing import photo_sets, table_head, table_row
 from benchmarks.report import write_report
+from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import score_image, summarise
-from vision.pipeline import DETECTOR_SIZE, HandScorer
+from vision.pipeline import DETECTOR, DETECTOR_SIZE, HandScorer
 
 SIZES = (320, 384, 416, 448, 480, 512, 576)
 TOTAL_TIE = 0.01
@@ -41,7 +42,7 @@ def measures_at(size: int, photos: list) -> dict[str, float]:
 
 def forward_ms(size: int, repeats: int = 15) -> float:
     """The median time of the detector's forward pass at ``size``."""
-    detector = HandScorer(detector_size=size).detector
+    detector = OBBDetector(DETECTOR, size)
     blob = np.zeros((1, 3, size, size), np.float32)
     detector.session.run(None, {detector.input_name: blob})
     times = []
