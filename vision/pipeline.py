@@ -23,11 +23,11 @@ DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 FACE_UP_CLASS = 0
-DETECTOR_SIZE = 480
+DETECTOR_SIZE = 416
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
 benchmarks/detector_size.py: it learnt at 320 and then 416, and finds small and crowded tiles
 more surely seen larger."""
-DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.5
+DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
 VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.5, 0.2, 0.3
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
