@@ -22,7 +22,7 @@ Rates = tuple[float, float, float]
 def photo_sets(description: str) -> tuple[argparse.Namespace, dict[str, list[Any]]]:
     """Parse ``--set`` and ``--images``; the synthetic set's and the real photos' (label, image) pairs."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v9"))
+    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
     parser.add_argument("--images", type=int, default=400)
     args = parser.parse_args()
     photos = {

@@ -1,6 +1,6 @@
 """The detector's input size at run time, chosen on synthetic hands and reported on real ones.
 
-    python -m benchmarks.detector_size [--set out/synth/val-hand-v9] [--images 400]
+    python -m benchmarks.detector_size [--set out/synth/val-hand-v10] [--images 400]
 
 The bundled detector is exported with a dynamic input size, so it can look at a photo at
 any size, whatever size it was trained at. Larger costs more (the forward pass grows with

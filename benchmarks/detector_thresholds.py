@@ -1,6 +1,6 @@
 """The detector's confidence and overlap thresholds, chosen on synthetic hands and reported on real ones.
 
-    python -m benchmarks.detector_thresholds [--set out/synth/val-hand-v9] [--images 400]
+    python -m benchmarks.detector_thresholds [--set out/synth/val-hand-v10] [--images 400]
 
 The set is its own (hubcam synth --kind hand --n 400 --seed 8): the hands that measure the
 pipeline (make eval, seed 7) are never the ones its thresholds were chosen on.

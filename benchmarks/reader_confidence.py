@@ -1,6 +1,6 @@
 """The pip reader's confidence threshold, chosen on synthetic hands and reported on real ones.
 
-    python -m benchmarks.reader_confidence [--set out/synth/val-hand-v9] [--images 400]
+    python -m benchmarks.reader_confidence [--set out/synth/val-hand-v10] [--images 400]
 
 A tile whose less sure half is read below the threshold is reported uncertain and left out
 of the total (never guessed). Too high, and totals come out short by tiles read right; too

@@ -1,6 +1,6 @@
 """The thresholds around the tile verifier, chosen on synthetic hands and reported on real ones.
 
-    python -m benchmarks.verifier_thresholds [--set out/synth/val-hand-v9] [--images 400]
+    python -m benchmarks.verifier_thresholds [--set out/synth/val-hand-v10] [--images 400]
 
 The detector proposes boxes down to a confidence (PROPOSAL_CONFIDENCE, loosely suppressed
 at PROPOSAL_NMS_IOU); each box's score becomes ``detector ** (1 - w) * verifier ** w`` (w:

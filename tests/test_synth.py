@@ -166,3 +166,22 @@ def test_renderer_switches_leave_the_makers_layouts_and_film_out():
     assert {(scene.style.pip_scale, scene.style.pip_edge) for scene in plain} == {(1.0, 0.22)}
     # switched off, a choice still draws its random numbers: the tiles are laid the same
     assert [scene.tiles[0].centre_mm for scene in plain] == [scene.tiles[0].centre_mm for scene in scenes]
+
+
+def test_film_dimples_light_flecks_only_inside_pips():
+    import random
+
+    from vision.synth.face import _dimples
+
+    pips = [(30.0, 30.0, 10.0), (80.0, 30.0, 10.0), (130.0, 60.0, 6.0), (30.0, 70.0, 8.0)]
+    yy, xx = np.mgrid[0:100, 0:160]
+    inside = np.zeros((100, 160), bool)
+    for x, y, radius in pips:
+        inside |= (xx - x) ** 2 + (yy - y) ** 2 <= (radius + 1) ** 2  # +1: the discs' anti-aliased rim
+    lit = 0
+    for seed in range(20):
+        layer = np.zeros((100, 160), np.float32)
+        _dimples(layer, random.Random(seed), pips)
+        assert not layer[~inside].any()
+        lit += sum(bool(layer[round(y) - 2 : round(y) + 3, round(x) - 2 : round(x) + 3].any()) for x, y, _ in pips)
+    assert 0 < lit < 80  # some pips lit, never all

@@ -50,17 +50,19 @@ def render_face(
         divider_px,
         cv2.LINE_AA,
     )
+    drilled = []
     for half, count in enumerate(pips):
         radius = pip_radius(count, style.pip_scale, style.pip_edge) * height
         for x, y, side in pip_centres(pips, width, height, style.pip_edge):
             if side == half:
                 _pip(face, x, y, radius, style.pip_colour(count), style.body)
+                drilled.append((x, y, radius))
     if style.spinner:
         _pip(face, width / 2, height / 2, height * 0.07, (60, 150, 190), (90, 190, 220), metal=True)
     if glare > 0:
         _glare(face, rng, glare)
     if film and style.film:
-        _film(face, rng)
+        _film(face, rng, drilled)
     return face, _rounded_mask(width, height, radius=round(height * 0.1))
 
 
@@ -103,12 +105,17 @@ def _glare(face: np.ndarray, rng: random.Random, strength: float) -> None:
     face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
 
 
-def _film(face: np.ndarray, rng: random.Random) -> None:
-    """Shrink wrap: a faint haze, soft bright bands, and creases that catch the light as thin
-    streaks running across the face and its pips (as on the wrapped double-6 set in ../shared/real)."""
+def _film(face: np.ndarray, rng: random.Random, pips: list[tuple[float, float, float]]) -> None:
+    """Shrink wrap: a faint haze, soft bright bands, creases that catch the light as thin
+    streaks running across the face and its pips, crumpled glossy patches, and the dimples the
+    film makes over drilled pips, which mirror the light as white flecks inside them (as on the
+    wrapped double-6 set in ../shared/real, whose misread halves are those)."""
     height, width = face.shape[:2]
     creases = np.zeros((height, width), np.float32)
     bands = np.zeros((height, width), np.float32)
+    _dimples(creases, rng, pips)
+    for _ in range(rng.randint(0, 3)):
+        _patch(creases, rng)
     for layer, count, thickness, brightness in (
         (creases, rng.randint(1, 6), (0.006, 0.03), (0.15, 0.9)),
         (bands, rng.randint(0, 2), (0.1, 0.25), (0.1, 0.3)),
@@ -120,6 +127,46 @@ def _film(face: np.ndarray, rng: random.Random) -> None:
     haze = rng.uniform(0.0, 0.12)
     lifted = face.astype(np.float32) * (1 - haze) + 255 * (haze + creases + bands)[:, :, None]
     face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
+
+
+DIMPLE_SHARE = 0.6
+"""Share of a wrapped tile's pips whose dimple catches the light."""
+
+
+def _dimples(layer: np.ndarray, rng: random.Random, pips: list[tuple[float, float, float]]) -> None:
+    """White flecks inside pips: a few small ellipses clustered off each lit pip's centre, kept
+    within the pip (the film bridges the pip's hole; over the body it lies flat)."""
+    flecks = np.zeros_like(layer)
+    holes = np.zeros_like(layer)
+    for x, y, radius in pips:
+        if rng.random() >= DIMPLE_SHARE:
+            continue
+        cv2.circle(holes, _fixed((x, y)), round(radius * (1 << SHIFT)), 1.0, -1, cv2.LINE_AA, SHIFT)
+        side = rng.uniform(0, 2 * math.pi)  # the side of the dimple that faces the light
+        for _ in range(rng.randint(1, 4)):
+            offset = rng.uniform(0.0, 0.5) * radius
+            angle = side + rng.uniform(-0.8, 0.8)
+            centre = (x + offset * math.cos(angle), y + offset * math.sin(angle))
+            axes = _fixed((radius * rng.uniform(0.2, 0.8), radius * rng.uniform(0.08, 0.4)))
+            turn = math.degrees(angle) + 90 + rng.uniform(-30, 30)
+            cv2.ellipse(flecks, _fixed(centre), axes, turn, 0, 360, rng.uniform(0.4, 1.0), -1, cv2.LINE_AA, SHIFT)
+    np.maximum(layer, flecks * holes, out=layer)
+
+
+def _fixed(point: tuple[float, float]) -> tuple[int, int]:
+    """A point (or ellipse axes) in cv2's sub-pixel fixed point (SHIFT bits)."""
+    return round(point[0] * (1 << SHIFT)), round(point[1] * (1 << SHIFT))
+
+
+def _patch(layer: np.ndarray, rng: random.Random) -> None:
+    """A crumpled glossy patch: an irregular bright polygon with a broken edge."""
+    height, width = layer.shape
+    centre = np.array([rng.uniform(0, width), rng.uniform(0, height)])
+    size = height * rng.uniform(0.05, 0.3)
+    angles = np.sort(np.array([rng.uniform(0, 2 * math.pi) for _ in range(rng.randint(5, 9))]))
+    reach = np.array([rng.uniform(0.3, 1.0) for _ in angles]) * size
+    points = centre + np.stack([np.cos(angles), np.sin(angles)], axis=1) * reach[:, None]
+    cv2.fillPoly(layer, [np.round(points).astype(np.int32)], rng.uniform(0.15, 0.5), cv2.LINE_AA)
 
 
 def _crease(layer: np.ndarray, rng: random.Random, thickness: int, brightness: float) -> None:
