@@ -23,7 +23,7 @@ DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 FACE_UP_CLASS = 0
-DETECTOR_SIZE = 416
+DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
 benchmarks/detector_size.py: it learnt at 320 and then 416, and finds small and crowded tiles
 more surely seen larger."""
