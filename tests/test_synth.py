@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 
 import cv2
 import numpy as np
 import pytest
 
+from vision.synth.face import _dimples
 from vision.synth.pips import MAX_PIPS, layout, pip_radius
 from vision.synth.scene import SceneOptions, make_scene, render
 from vision.synth.styles import TileStyle
@@ -169,10 +171,6 @@ def test_renderer_switches_leave_the_makers_layouts_and_film_out():
 
 
 def test_film_dimples_light_flecks_only_inside_pips():
-    import random
-
-    from vision.synth.face import _dimples
-
     pips = [(30.0, 30.0, 10.0), (80.0, 30.0, 10.0), (130.0, 60.0, 6.0), (30.0, 70.0, 8.0)]
     yy, xx = np.mgrid[0:100, 0:160]
     inside = np.zeros((100, 160), bool)

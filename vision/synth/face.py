@@ -109,7 +109,7 @@ def _film(face: np.ndarray, rng: random.Random, pips: list[tuple[float, float, f
     """Shrink wrap: a faint haze, soft bright bands, creases that catch the light as thin
     streaks running across the face and its pips, crumpled glossy patches, and the dimples the
     film makes over drilled pips, which mirror the light as white flecks inside them (as on the
-    wrapped double-6 set in ../shared/real, whose misread halves are those)."""
+    wrapped double-6 set in ../shared/real, where the pipeline's misread halves were)."""
     height, width = face.shape[:2]
     creases = np.zeros((height, width), np.float32)
     bands = np.zeros((height, width), np.float32)
@@ -159,7 +159,7 @@ def _fixed(point: tuple[float, float]) -> tuple[int, int]:
 
 
 def _patch(layer: np.ndarray, rng: random.Random) -> None:
-    """A crumpled glossy patch: an irregular bright polygon with a broken edge."""
+    """A crumpled glossy patch: an irregular bright polygon."""
     height, width = layer.shape
     centre = np.array([rng.uniform(0, width), rng.uniform(0, height)])
     size = height * rng.uniform(0.05, 0.3)
