@@ -19,6 +19,11 @@ from vision.synth.styles import Colour, TileStyle
 SHIFT = 4  # sub-pixel drawing: cv2 coordinates in 1/16 px
 
 
+def _fixed(point: tuple[float, float]) -> tuple[int, int]:
+    """A point (or ellipse axes) in cv2's sub-pixel fixed point (SHIFT bits)."""
+    return round(point[0] * (1 << SHIFT)), round(point[1] * (1 << SHIFT))
+
+
 def face_corners(width: int, height: int) -> np.ndarray:
     """Texture corners in label order: left short edge first, then round the face."""
     return np.array([[0, 0], [0, height], [width, height], [width, 0]], dtype=np.float32)
@@ -83,12 +88,12 @@ def _pip(
     face: np.ndarray, x: float, y: float, radius: float, colour: Colour, body: Colour, metal: bool = False
 ) -> None:
     """A drilled pip: a darker rim, the filled colour, a small highlight."""
-    centre = (round(x * (1 << SHIFT)), round(y * (1 << SHIFT)))
+    centre = _fixed((x, y))
     rim = tuple(int(c * 0.55) for c in colour) if sum(colour) > 120 else tuple(min(255, c + 40) for c in colour)
     cv2.circle(face, centre, round(radius * (1 << SHIFT)), rim, -1, cv2.LINE_AA, SHIFT)
     cv2.circle(face, centre, round(radius * 0.8 * (1 << SHIFT)), colour, -1, cv2.LINE_AA, SHIFT)
     if metal or radius > 2.5:
-        spot = (round((x - radius * 0.3) * (1 << SHIFT)), round((y - radius * 0.3) * (1 << SHIFT)))
+        spot = _fixed((x - radius * 0.3, y - radius * 0.3))
         highlight = tuple(min(255, int(c * 0.6 + 110)) for c in colour)
         cv2.circle(face, spot, max(1, round(radius * 0.22 * (1 << SHIFT))), highlight, -1, cv2.LINE_AA, SHIFT)
 
@@ -151,11 +156,6 @@ def _dimples(layer: np.ndarray, rng: random.Random, pips: list[tuple[float, floa
             turn = math.degrees(angle) + 90 + rng.uniform(-30, 30)
             cv2.ellipse(flecks, _fixed(centre), axes, turn, 0, 360, rng.uniform(0.4, 1.0), -1, cv2.LINE_AA, SHIFT)
     np.maximum(layer, flecks * holes, out=layer)
-
-
-def _fixed(point: tuple[float, float]) -> tuple[int, int]:
-    """A point (or ellipse axes) in cv2's sub-pixel fixed point (SHIFT bits)."""
-    return round(point[0] * (1 << SHIFT)), round(point[1] * (1 << SHIFT))
 
 
 def _patch(layer: np.ndarray, rng: random.Random) -> None:
