@@ -4,18 +4,24 @@
 
 The detector proposes boxes down to a confidence (PROPOSAL_CONFIDENCE, loosely suppressed
 at PROPOSAL_NMS_IOU); each box's score becomes ``detector ** (1 - w) * verifier ** w`` (w:
-VERIFIER_WEIGHT); boxes overlapping a better one by TILE_NMS_IOU are suppressed and those
-scoring KEEP_SCORE or more are kept. Every triple (proposal confidence, w, keep score) is
-scored by face-up tile recall and precision (IoU >= 0.5); the best F1 on the synthetic hands
-(near ties to the higher recall) is the triple vision/pipeline.py uses. The set is the
-detector thresholds' own (seed 8), not the hands that measure the pipeline (seed 7); the
-real photos' numbers are reported beside, never used to choose. Writes
+the weight); boxes overlapping a better one by the weighing's IoU are suppressed and those
+scoring the keep score or more are kept (``vision.detect.verify.Weighing``). Choices are
+scored by face-up tile recall and precision (IoU >= 0.5), and the best F1 on the synthetic
+hands (near ties to the higher recall) is the one vision/pipeline.py uses, in two steps:
+
+1. every triple (proposal confidence, w, keep score), the verifier always weighing in;
+2. at that triple, the trust: how sure the detector must be for a box to keep its own score
+   when the verifier would lower it (1.0: never).
+
+The set is the detector thresholds' own (seed 8), not the hands that measure the pipeline
+(seed 7); the real photos' numbers are reported beside, never used to choose. Writes
 ``benchmarks/results/verifier_thresholds.json`` and ``.md``.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -23,18 +29,23 @@ from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_he
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
-from vision.detect.verify import TileVerifier, choose_tiles
+from vision.detect.verify import TileVerifier, Weighing, choose_tiles
 from vision.eval.metrics import match_tiles
-from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU, TILE_NMS_IOU, VERIFIER
+from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU, VERIFIER, WEIGHING
 
 PROPOSALS = (0.01, 0.02, 0.05, 0.1)
 WEIGHTS = (0.5, 0.67, 0.8, 0.9)
 KEEPS = (0.2, 0.3, 0.4, 0.5, 0.6)
 TRIPLES = [(p, w, k) for p in PROPOSALS for w in WEIGHTS for k in KEEPS]
+NEVER = 1.0
+TRUSTS = (NEVER, 0.9, 0.8, 0.7, 0.6)
+
+Choice = tuple[float, float, float, float]
+"""(proposal confidence, verifier weight, keep score, trust)."""
 
 
-def rates_at(photos: list) -> dict[tuple[float, float, float], Rates]:
-    """(recall, precision, F1) of face-up tiles for every (proposal confidence, weight, keep score)."""
+def seen_by_models(photos: list) -> list[tuple[Any, ...]]:
+    """Per photo: the true face-up tiles, and the detector's proposals, scores and verifier's answers."""
     detector = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=min(PROPOSALS), iou=PROPOSAL_NMS_IOU)
     verifier = TileVerifier(VERIFIER)
     seen = []
@@ -44,46 +55,71 @@ def rates_at(photos: list) -> dict[tuple[float, float, float], Rates]:
         corners, scores = found.corners[face_up], found.scores[face_up]
         truth = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         seen.append((truth, corners, scores, verifier(image, list(corners))))
-    out = {}
-    for proposal, weight, keep in TRIPLES:
-        matched = labelled = predicted = 0
-        for truth, corners, scores, said in seen:
-            proposed = np.flatnonzero(scores >= proposal)
-            chosen, _ = choose_tiles(corners[proposed], scores[proposed], said[proposed], weight, keep, TILE_NMS_IOU)
-            kept = proposed[chosen]
-            matched += len(match_tiles(truth, list(corners[kept])))
-            labelled += len(truth)
-            predicted += len(kept)
-        out[proposal, weight, keep] = rates(matched, labelled, predicted)
-    return out
+    return seen
+
+
+def rates_at(seen: list[tuple[Any, ...]], choice: Choice) -> Rates:
+    """Face-up tile (recall, precision, F1) when the tiles are chosen by ``choice``."""
+    proposal, weight, keep, trust = choice
+    weighing = Weighing(weight, keep, WEIGHING.iou, trust)
+    matched = labelled = predicted = 0
+    for truth, corners, scores, said in seen:
+        proposed = np.flatnonzero(scores >= proposal)
+        chosen, _ = choose_tiles(corners[proposed], scores[proposed], said[proposed], weighing)
+        kept = proposed[chosen]
+        matched += len(match_tiles(truth, list(corners[kept])))
+        labelled += len(truth)
+        predicted += len(kept)
+    return rates(matched, labelled, predicted)
+
+
+def table(seen: dict[str, list[tuple[Any, ...]]], choices: list[Choice]) -> dict[str, dict[Choice, Rates]]:
+    return {name: {choice: rates_at(photos, choice) for choice in choices} for name, photos in seen.items()}
 
 
 def main() -> None:
     args, photos = photo_sets(__doc__)
-    table = {name: rates_at(found) for name, found in photos.items()}
-    chosen = best(table["synthetic"])
+    seen = {name: seen_by_models(found) for name, found in photos.items()}
+    weighings = table(seen, [(*triple, NEVER) for triple in TRIPLES])
+    weighed = best(weighings["synthetic"])
+    trusts = table(seen, [(*weighed[:3], trust) for trust in TRUSTS])
+    chosen = best(trusts["synthetic"])
+    in_use = {"verifier_weight": WEIGHING.weight, "keep_score": WEIGHING.keep, "trust": WEIGHING.trusted}
+    names = ("proposal_confidence", "verifier_weight", "keep_score", "trust")
     report = {
         "command": f"python -m benchmarks.verifier_thresholds --set {args.set} --images {args.images}",
         "date": time.strftime("%Y-%m-%d"),
-        "fixed": {"proposal_nms_iou": PROPOSAL_NMS_IOU, "tile_nms_iou": TILE_NMS_IOU},
-        "chosen_on_synthetic": dict(zip(("proposal_confidence", "verifier_weight", "keep_score"), chosen, strict=True)),
+        "fixed": {"proposal_nms_iou": PROPOSAL_NMS_IOU, "tile_nms_iou": WEIGHING.iou},
+        "chosen_on_synthetic": dict(zip(names, chosen, strict=True)),
+        "in_use": in_use,
         "rates": {
-            name: {"/".join(map(str, triple)): [round(v, 3) for v in rows[triple]] for triple in TRIPLES}
-            for name, rows in table.items()
+            name: {
+                "/".join(map(str, choice)): [round(v, 3) for v in rows[choice]]
+                for rows in (weighings[name], trusts[name])
+                for choice in rows
+            }
+            for name in weighings
         },
     }
     lines = [
         "# Verifier thresholds",
         "",
         f"`{report['command']}` ({report['date']}). Proposals suppressed at IoU {PROPOSAL_NMS_IOU}, tiles at",
-        f"{TILE_NMS_IOU}. Face-up tile recall / precision / F1; the best synthetic F1 (ties within {F1_TIE} to",
-        f"the higher recall) is chosen: proposal confidence {chosen[0]}, verifier weight {chosen[1]},",
-        f"keep score {chosen[2]}.",
+        f"{WEIGHING.iou}. Face-up tile recall / precision / F1; the best synthetic F1 (ties within {F1_TIE} to",
+        "the higher recall) is chosen, first the weighing with the verifier always weighing in, then at",
+        f"that weighing the trust: proposal confidence {chosen[0]}, verifier weight {chosen[1]}, keep score",
+        f"{chosen[2]}, trust {chosen[3]} (in use: weight {WEIGHING.weight}, keep score {WEIGHING.keep}, trust",
+        f"{WEIGHING.trusted}).",
         "",
-        *table_head(["proposal confidence", "verifier weight", "keep score"], table, "R / P / F1"),
+        *table_head(["proposal confidence", "verifier weight", "keep score"], weighings, "R / P / F1"),
     ]
-    for triple in TRIPLES:
-        lines.append(table_row(triple, triple == chosen, (table[name][triple] for name in table)))
+    for choice in weighings["synthetic"]:
+        by_set = (rows[choice] for rows in weighings.values())
+        lines.append(table_row(choice[:3], choice == weighed, by_set))
+    lines += ["", "At the chosen weighing, how sure the detector must be to keep a box the verifier doubts:", ""]
+    lines += table_head(["trust"], trusts, "R / P / F1")
+    for choice in trusts["synthetic"]:
+        lines.append(table_row(choice[3:], choice == chosen, (rows[choice] for rows in trusts.values())))
     write_report("verifier_thresholds", report, lines)
 
 

@@ -12,6 +12,7 @@ from vision.detect.verify import (
     MARGIN_PX,
     TILE_PX,
     TileVerifier,
+    Weighing,
     choose_tiles,
     choose_verified,
     crop_box,
@@ -81,8 +82,9 @@ def test_asking_the_verifier_lazily_keeps_exactly_what_asking_about_every_box_ke
         asked.extend(boxes)
         return said[boxes]
 
-    everything, combined = choose_tiles(corners, scores, said, 0.5, 0.2, 0.3)
-    lazily, lazy_scores = choose_verified(corners, scores, verify, 0.5, 0.2, 0.3)
+    weighing = Weighing(0.5, 0.2, 0.3, trusted=rng.choice([0.6, 0.8, 1.0]))
+    everything, combined = choose_tiles(corners, scores, said, weighing)
+    lazily, lazy_scores = choose_verified(corners, scores, verify, weighing)
     assert list(lazily) == list(everything)
     assert lazy_scores == pytest.approx(combined[everything])
 
@@ -96,8 +98,20 @@ def test_near_duplicates_of_a_confirmed_tile_are_never_verified():
         asked.extend(boxes)
         return np.full(len(boxes), 0.95)
 
-    kept, _ = choose_verified(corners, np.array([0.9, 0.6, 0.5, 0.7]), verify, 0.5, 0.2, 0.3)
+    kept, _ = choose_verified(corners, np.array([0.9, 0.6, 0.5, 0.7]), verify, Weighing(0.5, 0.2, 0.3))
     assert list(kept) == [0, 3] and sorted(asked) == [0, 3]
+
+
+def test_a_box_the_detector_is_sure_of_keeps_its_score_when_the_verifier_doubts_it():
+    tile = rectangle(np.array([50, 50], np.float32), np.array([1, 0], np.float32), 40, 20)
+    corners = np.stack([tile, tile + np.float32([100, 0]), tile + np.float32([200, 0])])
+    scores, said = np.array([0.85, 0.75, 0.85]), np.array([0.01, 0.01, 0.9])
+    kept, combined = choose_tiles(corners, scores, said, Weighing(0.5, 0.2, 0.3, trusted=0.8))
+    assert sorted(kept) == [0, 2]  # the doubted box the detector was not sure enough of is dropped
+    assert combined[0] == pytest.approx(0.85)  # the verifier lowers no trusted box ...
+    assert combined[2] == pytest.approx(np.sqrt(0.85 * 0.9))  # ... and still raises one
+    untrusting, _ = choose_tiles(corners, scores, said, Weighing(0.5, 0.2, 0.3))
+    assert list(untrusting) == [2]
 
 
 def test_a_rectangle_starts_with_a_short_edge():

@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import OBBDetector
-from vision.detect.verify import TileVerifier, choose_verified
+from vision.detect.verify import TileVerifier, Weighing, choose_verified
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.read.pip_reader import PipReader
 
@@ -29,16 +29,17 @@ benchmarks/detector_size.py: it learnt at 320 and then 416, and finds small and 
 more surely seen larger."""
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
-VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU = 0.5, 0.2, 0.3
+WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=0.7)
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
-each box's score becomes ``detector ** (1 - VERIFIER_WEIGHT) * verifier ** VERIFIER_WEIGHT``
-(real tiles the detector doubted, at 0.04-0.2, were often plain to the verifier), overlapping
-boxes are suppressed by that score and those scoring KEEP_SCORE or more are kept (chosen on
-synthetic hands by benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another,
-so TILE_NMS_IOU suppresses boxes that overlap at all)."""
+each box's score becomes ``detector ** (1 - weight) * verifier ** weight`` (real tiles the
+detector doubted, at 0.04-0.2, were often plain to the verifier; boxes the detector is
+``trusted`` or surer of keep at least their own score), overlapping boxes are suppressed by that
+score and those scoring ``keep`` or more are kept (chosen on synthetic hands by
+benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another, so ``iou``
+suppresses boxes that overlap at all)."""
 PROPOSAL_NMS_IOU = 0.7
-PROPOSAL_CONFIDENCE = KEEP_SCORE ** (1 / (1 - VERIFIER_WEIGHT))
-"""0.04: a box the detector is less sure of scores below KEEP_SCORE whatever the verifier says,
+PROPOSAL_CONFIDENCE = WEIGHING.keep ** (1 / (1 - WEIGHING.weight))
+"""0.04: a box the detector is less sure of scores below the keep score whatever the verifier says,
 so it is never kept and can only suppress boxes scoring lower still; proposing it would only
 cost a verifier crop (the benchmark's lower proposal confidences choose the same tiles)."""
 
@@ -74,7 +75,7 @@ class HandScorer:
             def verify(boxes: np.ndarray) -> np.ndarray:
                 return self.verifier(image_bgr, list(corners[boxes]))
 
-            kept, scores = choose_verified(corners, scores, verify, VERIFIER_WEIGHT, KEEP_SCORE, TILE_NMS_IOU)
+            kept, scores = choose_verified(corners, scores, verify, WEIGHING)
             corners = corners[kept]
         return list(corners), scores
 

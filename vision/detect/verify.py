@@ -5,7 +5,7 @@ near halves of two touching tiles, a box over one half, a box turned across a ti
 detector sees the whole photo at 320 px; the verifier sees each box rectified at full
 resolution with a margin of its surroundings, where a divider across the middle and a
 tile's edges just inside the box tell a tile from a straddle. Its answer is weighed with
-the detector's (``choose_tiles``) before boxes that overlap are suppressed, so a straddling
+the detector's (``Weighing``) before boxes that overlap are suppressed, so a straddling
 box gives way to the true tiles beneath it when the detector also proposed them, and a
 tile the detector doubted is kept when the verifier is sure of it.
 """
@@ -13,6 +13,7 @@ tile the detector doubted is kept when the verifier is sure of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,41 +88,60 @@ def _suppress(rects: list[Any], scores: np.ndarray, iou: float, floor: float) ->
     return kept[np.argsort(-scores[kept])]
 
 
+@dataclass(frozen=True)
+class Weighing:
+    """How the detector's score and the verifier's answer make a box's score, and which boxes stay."""
+
+    weight: float
+    """The verifier's share: a box scores ``detector ** (1 - weight) * verifier ** weight`` ..."""
+    keep: float
+    """... and is kept when it scores this or more ..."""
+    iou: float
+    """... and no better box overlaps it by this IoU."""
+    trusted: float = 1.0
+    """A box the detector is at least this sure of scores no less than the detector says: the
+    verifier only arbitrates boxes the detector doubts. In packed rows of dark tiles the verifier
+    turned away boxes the detector was sure of and right about (neighbours pressed against a tile
+    look like the straddling boxes it learns to reject). 1.0: the verifier always weighs in."""
+
+    def combine(self, scores: np.ndarray, said: np.ndarray) -> np.ndarray:
+        combined = scores ** (1 - self.weight) * said**self.weight
+        return np.where(scores >= self.trusted, np.maximum(combined, scores), combined)
+
+    def bound(self, scores: np.ndarray) -> np.ndarray:
+        """The most a box can score whatever the verifier says (it saying 1)."""
+        return scores ** (1 - self.weight)
+
+
 def choose_tiles(
-    corners: np.ndarray, scores: np.ndarray, said: np.ndarray, weight: float, keep: float, iou: float
+    corners: np.ndarray, scores: np.ndarray, said: np.ndarray, weighing: Weighing
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The boxes kept, best first, and every box's score ``scores ** (1 - weight) * said ** weight``:
-    boxes overlapping a better one by ``iou`` are suppressed, those scoring below ``keep`` dropped."""
-    combined = scores ** (1 - weight) * said**weight
-    kept = suppress(corners, combined, iou)
-    return kept[combined[kept] >= keep], combined
+    """The boxes kept, best first, and every box's score (``Weighing``)."""
+    combined = weighing.combine(scores, said)
+    kept = suppress(corners, combined, weighing.iou)
+    return kept[combined[kept] >= weighing.keep], combined
 
 
 def choose_verified(
-    corners: np.ndarray,
-    scores: np.ndarray,
-    verify: Callable[[np.ndarray], np.ndarray],
-    weight: float,
-    keep: float,
-    iou: float,
+    corners: np.ndarray, scores: np.ndarray, verify: Callable[[np.ndarray], np.ndarray], weighing: Weighing
 ) -> tuple[np.ndarray, np.ndarray]:
     """What ``choose_tiles`` keeps, and the kept boxes' scores, asking ``verify`` (box indices in,
     probabilities out) about as few boxes as it can.
 
-    A box's score is at most ``scores ** (1 - weight)`` (the verifier saying 1). Each round
-    suppresses on the scores known so far and on that bound for boxes not yet verified, then asks
-    the verifier, in one batch, about the unverified boxes the round kept. A round that keeps only
-    verified boxes is the answer: every other box was suppressed by a kept one that outscores it
-    even at its bound. So the near duplicates of a tile the verifier confirmed are never cropped
-    (7 of the 23 boxes the eighth detector proposes at 448 px on the score benchmark's 1600x1200 hand).
+    Each round suppresses on the scores known so far and on ``Weighing.bound`` for boxes not yet
+    verified, then asks the verifier, in one batch, about the unverified boxes the round kept. A
+    round that keeps only verified boxes is the answer: every other box was suppressed by a kept
+    one that outscores it even at its bound. So the near duplicates of a tile the verifier
+    confirmed are never cropped (7 of the 23 boxes the eighth detector proposes at 448 px on the
+    score benchmark's 1600x1200 hand).
     """
-    bound = scores ** (1 - weight)
+    bound = weighing.bound(scores)
     said = np.full(len(scores), -1.0)  # -1: not asked yet
     rects = _rects(corners)
     while True:
         asked = said >= 0
-        score = np.where(asked, bound * np.clip(said, 0, None) ** weight, bound)
-        kept = _suppress(rects, score, iou, keep)
+        score = np.where(asked, weighing.combine(scores, np.clip(said, 0, None)), bound)
+        kept = _suppress(rects, score, weighing.iou, weighing.keep)
         ask = kept[~asked[kept]]
         if len(ask) == 0:
             return kept, score[kept]
