@@ -2,7 +2,7 @@
 
 On real photos most wrong totals came from boxes that are not one tile: a box over the
 near halves of two touching tiles, a box over one half, a box turned across a tile. The
-detector sees the whole photo at 320 px; the verifier sees each box rectified at full
+detector sees the whole photo shrunk (448 px across); the verifier sees each box rectified at full
 resolution with a margin of its surroundings, where a divider across the middle and a
 tile's edges just inside the box tell a tile from a straddle. Its answer is weighed with
 the detector's (``Weighing``) before boxes that overlap are suppressed, so a straddling

@@ -23,10 +23,11 @@ from vision.read.halves import cut_halves
 
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
-MIN_CONFIDENCE = 0.7
+MIN_CONFIDENCE = 0.5
 """A tile with a half read less confidently than this is uncertain: listed, and left out of the total
 (the lowest threshold that keeps counted synthetic tiles at most 1 in 200 wrong:
-benchmarks/reader_confidence.py; 0.4 before the shrink wrap's glare in pips was drawn)."""
+benchmarks/reader_confidence.py; chosen again with each counter: 0.4, then 0.7 once the shrink
+wrap's glare in pips was drawn, 0.5 for the counter trained longer on more high counts)."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
 (a half's pips are the same every way), and the readings are averaged: exact totals of the
