@@ -1,6 +1,6 @@
 """Benchmark ``hubcam score``: time per stage and peak memory at phone-photo resolutions.
 
-    python -m benchmarks.score_bench [--repeats 5]
+    python -m benchmarks.score_bench [--repeats 15]
 
 Each resolution runs in a fresh process (so its peak memory is its own), scoring a
 photo of that size several times; the median of each stage is kept. The photos: a
@@ -83,7 +83,7 @@ print(json.dumps(row))
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/score.json"))
     args = parser.parse_args()
     photos = [("synthetic", size) for size in SIZES]
