@@ -8,8 +8,8 @@ the square of the side) and finds small or crowded tiles more surely, up to wher
 look larger than any it learnt. Each size runs the whole pipeline (detector, verifier, pip
 reader, thresholds as they are) over the threshold benchmarks' own synthetic hands (seed 8)
 and the real photos; the share of exact photo totals on the synthetic hands chooses: the
-smallest size within TOTAL_TIE of the best, both among the sizes that keep issue 4's run-time
-budget (SMALLEST_IN_BUDGET). vision/pipeline.py uses it (DETECTOR_SIZE); the
+smallest size within TOTAL_TIE of the best, of the sizes that keep issue 4's run-time budget
+(SMALLEST_IN_BUDGET and up). vision/pipeline.py uses it (DETECTOR_SIZE); the
 real photos are reported beside, never used to choose. Writes
 ``benchmarks/results/detector_size.json`` and ``.md``.
 """

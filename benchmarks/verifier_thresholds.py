@@ -74,6 +74,7 @@ def rates_at(seen: list[tuple[Any, ...]], choice: Choice) -> Rates:
 
 
 def table(seen: dict[str, list[tuple[Any, ...]]], choices: list[Choice]) -> dict[str, dict[Choice, Rates]]:
+    """Each photo set's rates at each choice."""
     return {name: {choice: rates_at(photos, choice) for choice in choices} for name, photos in seen.items()}
 
 

@@ -25,8 +25,8 @@ VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 FACE_UP_CLASS = 0
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
-benchmarks/detector_size.py: it learnt at 320 and then 416, and finds small and crowded tiles
-more surely seen larger."""
+benchmarks/detector_size.py among the sizes that keep the run-time budget: it learnt at 320
+and then 416, and finds small and crowded tiles more surely seen larger."""
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
 WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=0.7)

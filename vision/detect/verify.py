@@ -105,6 +105,7 @@ class Weighing:
     look like the straddling boxes it learns to reject). 1.0: the verifier always weighs in."""
 
     def combine(self, scores: np.ndarray, said: np.ndarray) -> np.ndarray:
+        """Each box's score from the detector's ``scores`` and what the verifier ``said``."""
         combined = scores ** (1 - self.weight) * said**self.weight
         return np.where(scores >= self.trusted, np.maximum(combined, scores), combined)
 
