@@ -114,6 +114,14 @@ def test_a_box_the_detector_is_sure_of_keeps_its_score_when_the_verifier_doubts_
     assert list(untrusting) == [2]
 
 
+def test_a_box_below_the_least_keepable_score_is_never_kept():
+    weighing = Weighing(0.5, 0.2, 0.3, trusted=0.7)
+    least = weighing.least_keepable()
+    assert weighing.bound(np.array([least]))[0] == pytest.approx(weighing.keep)
+    below = np.array([least * 0.99])
+    assert weighing.combine(below, np.ones(1))[0] < weighing.keep  # even the verifier sure of it
+
+
 def test_a_rectangle_starts_with_a_short_edge():
     quad = rectangle(np.array([10, 10], np.float32), np.array([0, 3], np.float32), 40, 20)
     assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(20)

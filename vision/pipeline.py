@@ -38,7 +38,7 @@ score and those scoring ``keep`` or more are kept (chosen on synthetic hands by
 benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another, so ``iou``
 suppresses boxes that overlap at all)."""
 PROPOSAL_NMS_IOU = 0.7
-PROPOSAL_CONFIDENCE = WEIGHING.keep ** (1 / (1 - WEIGHING.weight))
+PROPOSAL_CONFIDENCE = WEIGHING.least_keepable()
 """0.04: a box the detector is less sure of scores below the keep score whatever the verifier says,
 so it is never kept and can only suppress boxes scoring lower still; proposing it would only
 cost a verifier crop (the benchmark's lower proposal confidences choose the same tiles)."""

@@ -113,6 +113,11 @@ class Weighing:
         """The most a box can score whatever the verifier says (it saying 1)."""
         return scores ** (1 - self.weight)
 
+    def least_keepable(self) -> float:
+        """The detector score below which a box scores under ``keep`` whatever the verifier says
+        (where ``bound`` reaches ``keep``)."""
+        return float(self.keep ** (1 / (1 - self.weight)))
+
 
 def choose_tiles(
     corners: np.ndarray, scores: np.ndarray, said: np.ndarray, weighing: Weighing
