@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect.onnx_obb import Letterbox, decode, letterbox
+from vision.detect.onnx_obb import Letterbox, decode, decode_looks, letterbox, only_sure_and_large
 from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, xywhr_to_corners
 from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
@@ -67,6 +67,27 @@ def test_decode_keeps_confident_boxes_suppresses_overlaps_and_undoes_the_letterb
     first = found.corners[0]
     assert np.allclose(first.mean(axis=0), [64, 40])  # (32 - 0) / 0.5, (32 - 12) / 0.5
     assert np.linalg.norm(first[1] - first[0]) == pytest.approx(20)  # the short edge, in original pixels
+
+
+def test_two_looks_at_one_photo_keep_each_tile_once_at_its_best():
+    first = raw_output([(32, 32, 20, 10, [0.5, 0.0, 0.0], 0.0), (10, 10, 8, 4, [0.9, 0.0, 0.0], 0.0)])
+    second = raw_output([(16, 16, 10, 5, [0.8, 0.0, 0.0], 0.0)])  # the first box, seen at half the size
+    found = decode_looks([(first, Letterbox(1, 0, 0)), (second, Letterbox(0.5, 0, 0))], conf=0.25, iou=0.5)
+    assert len(found) == 2 and list(found.scores) == pytest.approx([0.9, 0.8])
+    assert np.allclose(found.corners[1].mean(axis=0), [32, 32])  # in the photo's pixels
+    assert np.linalg.norm(found.corners[1][2] - found.corners[1][1]) == pytest.approx(20)
+
+
+def test_only_sure_and_large_boxes_of_a_look_are_kept():
+    output = raw_output(
+        [
+            (16, 16, 10, 5, [0.0, 0.8, 0.0], 0.0),  # 20 px long in the photo, sure (of any class)
+            (40, 40, 4, 9, [0.8, 0.0, 0.0], 0.0),  # 18 px: too short
+            (60, 60, 12, 6, [0.5, 0.0, 0.0], 0.0),  # long enough, too unsure
+        ]
+    )
+    kept, box = only_sure_and_large((output, Letterbox(0.5, 0, 0)), least_score=0.7, least_long_side_px=19)
+    assert kept.shape == (1, output.shape[1], 1) and kept[0, 0, 0] == 16 and box.scale == 0.5
 
 
 def test_decode_of_nothing():

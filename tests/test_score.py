@@ -88,6 +88,24 @@ def test_a_half_beyond_the_frame_is_not_read(photo):
     assert outside.uncertain
 
 
+def test_a_close_up_of_one_tile_is_found_by_the_second_look(photo):
+    """A tile filling 60 % of the frame: larger than the detector learnt, found seen smaller
+    (the first look alone misses it)."""
+    from vision.eval.metrics import match_tiles
+    from vision.pipeline import HandScorer
+
+    path, label = photo
+    image = cv2.imread(str(path))
+    tile = next(t for t in label["tiles"] if t["pose"] == "face_up" and not t["cut"])
+    corners = np.array(tile["corners"], np.float32)
+    side = round(np.linalg.norm(corners[2] - corners[1]) / 0.6)
+    x0, y0 = np.clip(corners.mean(axis=0) - [side / 2, side * 3 / 8], 0, None).astype(int)
+    window = np.ascontiguousarray(image[y0 : y0 + side * 3 // 4, x0 : x0 + side])
+    found = HandScorer()(window)
+    matches = match_tiles([corners - [x0, y0]], [t.corners for t in found.tiles])
+    assert matches and sorted(found.tiles[matches[0][1]].pips) == sorted(tile["pips"])
+
+
 def test_the_bundled_detector_runs_at_the_size_asked_else_at_the_size_it_was_trained_at():
     from vision.detect.onnx_obb import OBBDetector
 

@@ -53,9 +53,19 @@ def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return canvas, Letterbox(scale, left, top)
 
 
+Look = tuple[np.ndarray, Letterbox]
+"""One forward pass: the raw ``(1, 4 + nc + 1, n)`` output and the letterbox it saw the photo through."""
+
+
 def decode(output: np.ndarray, box: Letterbox, conf: float = 0.25, iou: float = 0.5, max_det: int = 300) -> Detections:
     """Turn the raw ``(1, 4 + nc + 1, n)`` output into detections in the original image's pixels."""
-    predictions = output[0].T  # (n, 4 + nc + 1)
+    return decode_looks([(output, box)], conf, iou, max_det)
+
+
+def decode_looks(looks: list[Look], conf: float = 0.25, iou: float = 0.5, max_det: int = 300) -> Detections:
+    """Detections from one or more looks at the same photo, in its pixels: the boxes of all the
+    looks are suppressed together, so a tile found in two looks is kept once, at its best."""
+    predictions = np.concatenate([in_photo_pixels(output[0].T, box) for output, box in looks])  # (n, 4 + nc + 1)
     scores_all = predictions[:, 4:-1]
     classes = scores_all.argmax(axis=1)
     scores = scores_all[np.arange(len(predictions)), classes]
@@ -68,9 +78,25 @@ def decode(output: np.ndarray, box: Letterbox, conf: float = 0.25, iou: float = 
         chosen = chosen[np.argsort(-scores[chosen])][:max_det]
         boxes, scores, classes = boxes[chosen], scores[chosen], classes[chosen]
     corners = xywhr_to_corners(boxes)
-    corners = (corners - np.array([box.pad_x, box.pad_y], np.float32)) / box.scale
     corners = np.stack([short_edge_first(quad) for quad in corners]) if len(corners) else corners.reshape(0, 4, 2)
     return Detections(corners.astype(np.float32), scores.astype(np.float32), classes.astype(int))
+
+
+def only_sure_and_large(look: Look, least_score: float, least_long_side_px: float) -> Look:
+    """The look with only its boxes scoring at least ``least_score`` (for any class) whose longer
+    side is at least ``least_long_side_px`` in the photo."""
+    output, box = look
+    longer = np.maximum(output[0, 2], output[0, 3]) / box.scale
+    sure = output[0, 4:-1].max(axis=0) >= least_score
+    return output[:, :, sure & (longer >= least_long_side_px)], box
+
+
+def in_photo_pixels(predictions: np.ndarray, box: Letterbox) -> np.ndarray:
+    """``(n, 4 + nc + 1)`` rows with their centre and size taken from the letterbox to the photo."""
+    mapped = predictions.copy()
+    mapped[:, :2] = (predictions[:, :2] - np.array([box.pad_x, box.pad_y], np.float32)) / box.scale
+    mapped[:, 2:4] = predictions[:, 2:4] / box.scale
+    return mapped
 
 
 class OBBDetector:
@@ -95,7 +121,17 @@ class OBBDetector:
         self.conf, self.iou = conf, iou
 
     def __call__(self, image_bgr: np.ndarray) -> Detections:
-        padded, box = letterbox(image_bgr, self.imgsz)
+        return self.decode([self.look(image_bgr)])
+
+    def look(self, image_bgr: np.ndarray, imgsz: int | None = None) -> Look:
+        """One forward pass over the photo at the detector's size, or at ``imgsz`` (a model exported
+        with a dynamic size only), where its tiles are seen as many pixels smaller."""
+        if imgsz is not None and not self.dynamic and imgsz != self.imgsz:
+            raise ValueError(f"this detector was exported at a fixed {self.imgsz} px and cannot look at {imgsz} px")
+        padded, box = letterbox(image_bgr, imgsz or self.imgsz)
         blob = cv2.dnn.blobFromImage(padded, 1 / 255, swapRB=True)
         (output,) = self.session.run(None, {self.input_name: blob})
-        return decode(output, box, self.conf, self.iou)
+        return output, box
+
+    def decode(self, looks: list[Look]) -> Detections:
+        return decode_looks(looks, self.conf, self.iou)
