@@ -18,6 +18,7 @@ Writes ``benchmarks/results/close_up.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from collections.abc import Iterator
 
@@ -84,7 +85,7 @@ def main() -> None:
     looks: dict[str, SecondLook | None] = {"one look": None, "the pipeline's": SECOND_LOOK}
     for spec in filter(None, args.second_looks.split(",")):
         few, size = (int(value) for value in spec.split("/"))
-        looks[spec] = SecondLook(few_tiles=few, size=size, least_share=SECOND_LOOK.least_share)
+        looks[spec] = dataclasses.replace(SECOND_LOOK, few_tiles=few, size=size)
     results: dict[str, dict[str, dict]] = {name: {} for name in looks}
     for name, look in tqdm(looks.items(), desc="second looks", unit="setting"):
         scorer = HandScorer(second_look=look)

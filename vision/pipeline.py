@@ -59,10 +59,10 @@ class SecondLook:
     (the first look sees smaller tiles more surely; seen smaller still, standing tiles pass for
     face-up ones) ..."""
     least_score: float = 0.7
-    """... and that the detector scores at least this: the close-up tiles it finds there it is
-    sure of (0.88 or more for 95 % of them), while boxes over several small tiles, seen as one
-    at that size, score less (benchmarks/close_up.py's windows; on the synthetic evaluation hands
-    such boxes were the second look's only false finds)."""
+    """... and that the detector scores at least this: it is sure of the close-up tiles it finds
+    there, less so of boxes over several small tiles seen as one at that size, which were the
+    second look's only false finds on the synthetic evaluation hands (with this, ``make eval``
+    finds what it found with one look, and benchmarks/close_up.py's close-ups are still found)."""
 
 
 SECOND_LOOK = SecondLook(few_tiles=8, size=128)
@@ -73,7 +73,7 @@ at 80 %. Fewer tiles (3 or 5) miss close-ups where pips and dividers pass for sm
 224 px find fewer of the largest tiles (benchmarks/close_up.py tries others beside)."""
 
 
-def face_up(found: Detections) -> int:
+def face_up_boxes(found: Detections) -> int:
     return int((found.classes == FACE_UP_CLASS).sum())
 
 
@@ -106,7 +106,8 @@ class HandScorer:
         looks = [self.detector.look(image_bgr)]
         found = self.detector.decode(looks)
         again = self.second_look
-        if again is None or face_up(found) > again.few_tiles:  # else few can be kept: no need to ask
+        # where few face-up boxes are proposed few can be kept: look again without choosing first
+        if again is None or face_up_boxes(found) > again.few_tiles:
             corners, scores = self.choose(image_bgr, found)
             if again is None or len(corners) > again.few_tiles:
                 return corners, scores
