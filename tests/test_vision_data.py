@@ -14,6 +14,7 @@ from vision.data.labels import FACE_UP
 from vision.data.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
 from vision.eval.run import read_predictions
 from vision.synth.dataset import OBB_CLASSES, export_crops, export_yolo_obb, write_set
+from vision.synth.scene import SceneOptions
 
 REAL = real_root()
 needs_real = pytest.mark.skipif(REAL is None, reason="../shared/real is not here")
@@ -80,6 +81,15 @@ def test_writing_a_set_again_resumes_and_refuses_a_different_set(hand_set):
     assert (hand_set / "00001.jpg").stat().st_mtime_ns == before
     with pytest.raises(ValueError, match="holds a different set"):
         write_set("hand", 3, seed=6, out_dir=hand_set, workers=1, progress=False)
+
+
+def test_a_set_drawn_with_choices_switched_off_resumes_too(tmp_path):
+    """Its manifest records the options (tuples, read back as lists): the same set must match."""
+    options = SceneOptions(distractors=False)
+    write_set("hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False, options=options)
+    write_set("hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False, options=options)
+    with pytest.raises(ValueError, match="holds a different set"):
+        write_set("hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False, options=SceneOptions(glare=False))
 
 
 def test_yolo_obb_export_writes_normalised_corners_and_classes(hand_set, tmp_path):

@@ -71,6 +71,7 @@ def write_set(
     if options != FULL:
         manifest["options"] = dataclasses.asdict(options)
     manifest_path = out_dir / "manifest.json"
+    manifest = json.loads(json.dumps(manifest))  # as it reads back: the options' tuples become lists
     if manifest_path.exists() and json.loads(manifest_path.read_text()) != manifest:
         raise ValueError(f"{out_dir} holds a different set ({manifest_path}); choose another folder")
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
