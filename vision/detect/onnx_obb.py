@@ -65,13 +65,11 @@ def decode(output: np.ndarray, box: Letterbox, conf: float = 0.25, iou: float = 
 def decode_looks(looks: list[Look], conf: float = 0.25, iou: float = 0.5, max_det: int = 300) -> Detections:
     """Detections from one or more looks at the same photo, in its pixels: the boxes of all the
     looks are suppressed together, so a tile found in two looks is kept once, at its best."""
-    predictions = np.concatenate([in_photo_pixels(output[0].T, box) for output, box in looks])  # (n, 4 + nc + 1)
+    predictions = np.concatenate([in_photo_pixels(sure_rows(output, conf), box) for output, box in looks])
     scores_all = predictions[:, 4:-1]
     classes = scores_all.argmax(axis=1)
-    scores = scores_all[np.arange(len(predictions)), classes]
-    keep = scores >= conf
-    boxes = predictions[keep][:, [0, 1, 2, 3, -1]]
-    scores, classes = scores[keep], classes[keep]
+    scores = scores_all[np.arange(len(predictions)), classes]  # every row is sure enough already
+    boxes = predictions[:, [0, 1, 2, 3, -1]]
     if len(boxes):
         rotated = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(b[4]))) for b in boxes]
         chosen = np.array(cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou), dtype=int).reshape(-1)
@@ -89,6 +87,13 @@ def only_sure_and_large(look: Look, least_score: float, least_long_side_px: floa
     longer = np.maximum(output[0, 2], output[0, 3]) / box.scale
     sure = output[0, 4:-1].max(axis=0) >= least_score
     return output[:, :, sure & (longer >= least_long_side_px)], box
+
+
+def sure_rows(output: np.ndarray, conf: float) -> np.ndarray:
+    """The ``(n, 4 + nc + 1)`` rows of a raw output scoring at least ``conf`` for some class: only
+    these are mapped to the photo (a look has thousands of anchors, a few hundred above 0.04)."""
+    rows = output[0].T
+    return rows[rows[:, 4:-1].max(axis=1) >= conf]
 
 
 def in_photo_pixels(predictions: np.ndarray, box: Letterbox) -> np.ndarray:
