@@ -34,6 +34,11 @@ def test_xywhr_corners_follow_the_angle():
 def test_short_edge_first():
     long_first = np.array([[0, 0], [4, 0], [4, 2], [0, 2]], np.float32)
     assert np.linalg.norm(short_edge_first(long_first)[1] - short_edge_first(long_first)[0]) == pytest.approx(2)
+    short_first = np.roll(long_first, -1, axis=0)
+    assert (short_edge_first(short_first) == short_first).all()
+    both = short_edge_first(np.stack([long_first, short_first]))  # many at once: each as alone
+    assert (both == np.stack([short_edge_first(long_first), short_first])).all()
+    assert short_edge_first(np.zeros((0, 4, 2))).shape == (0, 4, 2)
 
 
 def test_halves_and_their_share_in_the_frame():

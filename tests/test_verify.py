@@ -17,6 +17,7 @@ from vision.detect.verify import (
     choose_verified,
     crop_box,
     crop_boxes,
+    may_overlap,
     suppress,
 )
 from vision.eval.metrics import polygon_iou
@@ -85,8 +86,39 @@ def test_asking_the_verifier_lazily_keeps_exactly_what_asking_about_every_box_ke
     weighing = Weighing(0.5, 0.2, 0.3, trusted=rng.choice([0.6, 0.8, 1.0]))
     everything, combined = choose_tiles(corners, scores, said, weighing)
     lazily, lazy_scores = choose_verified(corners, scores, verify, weighing)
-    assert list(lazily) == list(everything)
-    assert lazy_scores == pytest.approx(combined[everything])
+    assert sorted(lazily) == sorted(everything)
+    assert list(lazy_scores) == sorted(lazy_scores, reverse=True)  # best first
+    for box, score in zip(lazily, lazy_scores, strict=True):
+        if box in asked:
+            assert score == pytest.approx(combined[box])
+        else:  # settled unasked: a box the detector is trusted about, at the detector's score
+            assert scores[box] >= weighing.trusted and score == pytest.approx(scores[box])
+
+
+def test_a_trusted_box_that_nothing_could_outscore_is_never_verified():
+    tile = rectangle(np.array([50, 50], np.float32), np.array([1, 0], np.float32), 40, 20)
+    corners = np.stack([tile, tile + np.float32([3, 0]), tile + np.float32([200, 0]), tile + np.float32([203, 0])])
+    asked: list[int] = []
+
+    def verify(boxes: np.ndarray) -> np.ndarray:
+        asked.extend(boxes)
+        return np.full(len(boxes), 0.95)
+
+    # 0.9 against its near duplicate's bound sqrt(0.5): settled; 0.8 against sqrt(0.7): asked
+    kept, scores = choose_verified(corners, np.array([0.9, 0.5, 0.8, 0.7]), verify, Weighing(0.5, 0.2, 0.3, 0.7))
+    assert list(kept) == [0, 2] and asked == [2]
+    assert scores == pytest.approx([0.9, np.sqrt(0.8 * 0.95)])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_boxes_that_may_overlap_include_every_pair_that_does(seed):
+    rng = np.random.default_rng(seed)
+    corners = random_boxes(rng, 10)
+    near = may_overlap(corners, 0.3)
+    for i, j in zip(*np.nonzero(~near), strict=True):
+        if i != j:
+            assert polygon_iou(corners[i], corners[j]) <= 0.3 + 1e-6
+    assert not near.diagonal().any()
 
 
 def test_near_duplicates_of_a_confirmed_tile_are_never_verified():

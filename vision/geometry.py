@@ -7,11 +7,14 @@ import numpy as np
 
 
 def short_edge_first(corners: np.ndarray) -> np.ndarray:
-    """Reorder a rectangle's ``(4, 2)`` corners so that corners[0]->corners[1] is a short edge."""
+    """Reorder a rectangle's ``(4, 2)`` corners, or each of ``(n, 4, 2)``, so that
+    corners[0]->corners[1] is a short edge."""
     corners = np.asarray(corners, dtype=np.float32)
-    if np.linalg.norm(corners[1] - corners[0]) > np.linalg.norm(corners[2] - corners[1]):
-        corners = np.roll(corners, -1, axis=0)
-    return corners
+    many = corners.reshape(-1, 4, 2)
+    first = np.linalg.norm(many[:, 1] - many[:, 0], axis=1)
+    second = np.linalg.norm(many[:, 2] - many[:, 1], axis=1)
+    turned = np.where((first > second)[:, None, None], np.roll(many, -1, axis=1), many)
+    return turned.reshape(corners.shape)
 
 
 def xywhr_to_corners(boxes: np.ndarray) -> np.ndarray:
@@ -66,4 +69,7 @@ def share_in_frame(quad: np.ndarray, width: int, height: int) -> float:
 
 def halves_in_frame(corners: np.ndarray, width: int, height: int) -> bool:
     """Whether both halves of a tile lie (all but a sliver, see HALF_IN_FRAME) inside the photo."""
+    corners = np.asarray(corners, dtype=np.float32)
+    if corners.min() >= 0 and (corners[:, 0] <= width).all() and (corners[:, 1] <= height).all():
+        return True  # wholly inside (most tiles): no areas to measure
     return all(share_in_frame(half, width, height) >= HALF_IN_FRAME for half in halves_of(corners))

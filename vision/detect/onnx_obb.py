@@ -71,12 +71,12 @@ def decode_looks(looks: list[Look], conf: float = 0.25, iou: float = 0.5, max_de
     scores = scores_all[np.arange(len(predictions)), classes]  # every row is sure enough already
     boxes = predictions[:, [0, 1, 2, 3, -1]]
     if len(boxes):
-        rotated = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(b[4]))) for b in boxes]
+        in_degrees = np.concatenate([boxes[:, :4], np.degrees(boxes[:, 4:])], axis=1).tolist()
+        rotated = [((x, y), (w, h), angle) for x, y, w, h, angle in in_degrees]
         chosen = np.array(cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou), dtype=int).reshape(-1)
         chosen = chosen[np.argsort(-scores[chosen])][:max_det]
         boxes, scores, classes = boxes[chosen], scores[chosen], classes[chosen]
-    corners = xywhr_to_corners(boxes)
-    corners = np.stack([short_edge_first(quad) for quad in corners]) if len(corners) else corners.reshape(0, 4, 2)
+    corners = short_edge_first(xywhr_to_corners(boxes))
     return Detections(corners.astype(np.float32), scores.astype(np.float32), classes.astype(int))
 
 

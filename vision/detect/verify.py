@@ -131,8 +131,8 @@ def choose_tiles(
 def choose_verified(
     corners: np.ndarray, scores: np.ndarray, verify: Callable[[np.ndarray], np.ndarray], weighing: Weighing
 ) -> tuple[np.ndarray, np.ndarray]:
-    """What ``choose_tiles`` keeps, and the kept boxes' scores, asking ``verify`` (box indices in,
-    probabilities out) about as few boxes as it can.
+    """What ``choose_tiles`` keeps, best first, and the kept boxes' scores, asking ``verify`` (box
+    indices in, probabilities out) about as few boxes as it can.
 
     Each round suppresses on the scores known so far and on ``Weighing.bound`` for boxes not yet
     verified, then asks the verifier, in one batch, about the unverified boxes the round kept. A
@@ -140,15 +140,49 @@ def choose_verified(
     one that outscores it even at its bound. So the near duplicates of a tile the verifier
     confirmed are never cropped (7 of the 23 boxes the eighth detector proposes at 448 px on the
     score benchmark's 1600x1200 hand).
+
+    Nor is a box the detector is ``trusted`` about asked when nothing that may overlap it could
+    outscore it: it scores at least the detector's score whatever the verifier says, so it is kept
+    and suppresses what overlaps it either way. Its score is then the detector's (the least it
+    can be).
     """
     bound = weighing.bound(scores)
+    least = np.where(scores >= weighing.trusted, scores, 0.0)
+    near = may_overlap(corners, weighing.iou)
     said = np.full(len(scores), -1.0)  # -1: not asked yet
     rects = _rects(corners)
     while True:
         asked = said >= 0
         score = np.where(asked, weighing.combine(scores, np.clip(said, 0, None)), bound)
+        rival = np.where(near, score[None, :], 0.0).max(axis=1, initial=0.0)
+        settled = asked | (least > rival)
         kept = _suppress(rects, score, weighing.iou, weighing.keep)
-        ask = kept[~asked[kept]]
+        ask = kept[~settled[kept]]
         if len(ask) == 0:
-            return kept, score[kept]
+            final = np.where(asked, score, least)[kept]
+            order = np.argsort(-final, kind="stable")
+            return kept[order], final[order]
         said[ask] = verify(ask)
+
+
+def may_overlap(corners: np.ndarray, iou: float) -> np.ndarray:
+    """``(n, n)`` bool: whether two rectangles may overlap by more than ``iou`` (never a box and itself).
+
+    Cheap and never too small: their intersection lies within either one intersected with the
+    other's bounding box drawn along its own sides (exact for boxes side by side, as tiles in a row
+    and a tile's near duplicates are), so their IoU is at most that over their areas' sum less it."""
+    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    centres = corners.mean(axis=1)
+    along, across = corners[:, 2] - corners[:, 1], corners[:, 1] - corners[:, 0]
+    lengths, widths = np.linalg.norm(along, axis=1), np.linalg.norm(across, axis=1)
+    axes = np.stack([along / np.maximum(lengths, 1e-9)[:, None], across / np.maximum(widths, 1e-9)[:, None]], axis=1)
+    offsets = corners[None] - centres[:, None, None]  # [i, j, corner]: box j's corners from box i's centre
+    spans = np.einsum("ijkc,iac->ijka", offsets, axes)  # ... along box i's two sides
+    halves = np.stack([lengths, widths], axis=1)[:, None] / 2
+    sides = np.clip(np.minimum(spans.max(axis=2), halves) - np.maximum(spans.min(axis=2), -halves), 0, None)
+    inside = sides[..., 0] * sides[..., 1]
+    common = np.minimum(inside, inside.T)
+    areas = lengths * widths
+    near = common / np.maximum(areas[:, None] + areas[None] - common, 1e-9) > iou
+    np.fill_diagonal(near, False)
+    return near
