@@ -175,6 +175,21 @@ def test_loosened_corners_stay_on_the_tile_but_move():
     assert max(ends) < 20  # corners[0..1] stay at the same end: the halves keep their order
 
 
+def test_a_cut_tile_is_taught_as_the_detector_finds_it():
+    from vision.read.train_counter import CUT, as_found, half_classes
+
+    tile = np.array([[-30, 60], [-30, 20], [50, 20], [50, 60]], np.float32)  # its first half mostly beyond x = 0
+    found = as_found(tile, 200, 100)
+    assert found is not None
+    assert found[:, 0].min() == pytest.approx(0) and found[:, 0].max() == pytest.approx(50)
+    assert found[:2, 0].mean() < found[2:, 0].mean()  # the corners[0..1] end is still the one at the left
+    # the box's first half lies over part of each true half: it teaches nothing; the half beyond: cut
+    assert half_classes(tile, found, [3, 4], 200, 100) == [CUT, -1]
+    within = np.array([[-4, 60], [-4, 20], [76, 20], [76, 60]], np.float32)  # 4 px beyond: its halves lie over
+    assert half_classes(within, as_found(within, 200, 100), [3, 4], 200, 100) == [3, 4]
+    assert as_found(tile - np.float32([45, 0]), 200, 100) is None  # too little of it shows
+
+
 def test_the_set_is_the_smallest_that_holds_every_sure_count():
     from vision.read.pip_reader import likely_set
 
@@ -189,6 +204,41 @@ def test_the_set_is_the_smallest_that_holds_every_sure_count():
     assert likely_set(np.vstack([sure(2, 5), sure(13, confidence=0.5)])) == 6  # an unsure 13 does not count
     assert likely_set(sure(13)) == 15
     assert likely_set(np.zeros((0, 19))) == 6
+    cut = np.zeros((1, 20))
+    cut[0, 19] = 1.0  # a counter that also says "cut by the frame": that is no count
+    assert likely_set(np.vstack([np.pad(sure(2, 5), ((0, 0), (0, 1))), cut])) == 6
+
+
+def test_a_half_the_counter_sees_cut_makes_its_tile_uncertain(monkeypatch):
+    from vision.read import pip_reader
+
+    class Counter:
+        """Says 5 pips surely for a dark half, and mostly "cut" for a bright one (in every view)."""
+
+        def __init__(self, path, what):
+            pass
+
+        def get_inputs(self):
+            return [type("Input", (), {"shape": ["n", 3, 48, 48]})]
+
+        def get_outputs(self):
+            return [type("Output", (), {"shape": ["n", 20]})]
+
+        def run(self, names, feeds):
+            logits = np.full((len(feeds["halves"]), 20), -20.0, np.float32)
+            logits[:, 5] = 20.0
+            bright = feeds["halves"].mean(axis=(1, 2, 3)) > 0.5
+            logits[bright, 19], logits[bright, 5] = 20.0, 18.0
+            return [logits]
+
+    monkeypatch.setattr(pip_reader, "cpu_session", Counter)
+    reader = pip_reader.PipReader(Path("counter.onnx"))
+    tile = np.array([[10, 50], [10, 10], [90, 10], [90, 50]], np.float32)
+    image = np.zeros((100, 300, 3), np.uint8)
+    image[:, 150:] = 255  # where the second tile lies
+    whole, cut = reader.read(image, [tile, tile + np.float32([150, 0])])
+    assert whole.pips == (5, 5) and not whole.uncertain
+    assert cut.pips == (5, 5) and cut.uncertain and max(cut.confidence) < 0.5
 
 
 def test_symmetric_views_turn_and_mirror_each_half():

@@ -21,6 +21,11 @@ from vision.geometry import halves_in_frame
 from vision.onnx_session import cpu_session
 from vision.read.halves import cut_halves
 
+COUNTS = max(SET_SIZES) + 1
+"""A half holds 0-18 pips. A counter may say one thing more, after the counts: that the half is of a
+tile cut by the frame (its box is then the part inside it, as the detector finds such tiles). That
+answer is never a count: its probability lowers the confidence of the count read, as an impossible
+count's does, so a tile the counter sees cut is reported uncertain."""
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
 MIN_CONFIDENCE = 0.5
@@ -57,11 +62,13 @@ class PipReader:
         self.reread_views = reread_views
         self.half_px = int(self.session.get_inputs()[0].shape[2])
         """The side of a half as the model was trained (its input's fixed height and width)."""
+        self.outputs = int(self.session.get_outputs()[0].shape[1])
 
     def probabilities(self, halves: np.ndarray) -> np.ndarray:
-        """``(n, 19)`` count probabilities for ``(n, H, W, 3)`` uint8 BGR halves."""
+        """``(n, outputs)`` probabilities of each count (and of a cut half, where the counter says
+        that: see COUNTS) for ``(n, H, W, 3)`` uint8 BGR halves."""
         if len(halves) == 0:
-            return np.zeros((0, 19), np.float32)
+            return np.zeros((0, self.outputs), np.float32)
         batch = halves.transpose(0, 3, 1, 2).astype(np.float32) / 255
         (logits,) = self.session.run(None, {"halves": batch})
         logits = logits - logits.max(axis=1, keepdims=True)
@@ -81,7 +88,7 @@ class PipReader:
             probabilities[again] = (probabilities[again] + turned.sum(axis=0)) / (len(views) + 1)
         if highest is None:
             highest = likely_set(probabilities)
-        probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
+        probabilities[:, highest + 1 :] = 0.0  # an impossible count (or a cut half) is never the answer ...
         counts = probabilities.argmax(axis=1)
         confidence = probabilities.max(axis=1)  # ... and the mass it held lowers the confidence
         height, width = image_bgr.shape[:2]
@@ -101,6 +108,7 @@ def symmetric_views(halves: np.ndarray) -> list[np.ndarray]:
 
 def likely_set(probabilities: np.ndarray) -> int:
     """The smallest set (its highest double) that holds every count read with confidence ``SURE``."""
-    sure = probabilities.max(axis=1) >= SURE
-    top = int(probabilities.argmax(axis=1)[sure].max()) if sure.any() else 0
+    counts = probabilities[:, :COUNTS]
+    sure = counts.max(axis=1) >= SURE
+    top = int(counts.argmax(axis=1)[sure].max()) if sure.any() else 0
     return next(size for size in SET_SIZES if size >= top)

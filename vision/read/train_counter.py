@@ -15,19 +15,31 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision import smallnet
 from vision.data.labels import FACE_UP
+from vision.eval.metrics import polygon_iou
+from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
+from vision.read.pip_reader import COUNTS
 from vision.smallnet import fit, flips, predict, small_cnn
-from vision.synth.pips import MAX_PIPS
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 MIN_SHORT_SIDE_PX = 14
 """Tiles smaller than this in the photo are left out of training: their pips cannot be seen."""
 LOOSE_SHARE = 0.7
 """Share of training tiles cut with jittered corners, as a detector finds them (the rest exact)."""
+
+
+CUT = COUNTS
+"""The class of a half of a tile that cannot be read because the frame cuts it (see
+vision.read.pip_reader.COUNTS): the counter learns to say so rather than count what shows."""
+LEAST_SHOWN = 0.2
+"""A cut tile showing less of its face than this is left out of training."""
+SAME_HALF_IOU = 0.7
+"""A cut tile's box's half is taught the count of the half it lies over at least this much."""
 
 
 HIGH_SETS, HIGH_SEED_OFFSET = (15, 18), 7
@@ -47,22 +59,51 @@ class CounterRecipe:
 
 
 def scene_halves(job: tuple[int, SceneOptions]) -> tuple[np.ndarray, np.ndarray]:
-    """The readable halves of one rendered hand scene and their counts."""
+    """The halves of one rendered hand scene's face-up tiles and their counts; a tile cut by the
+    frame as the detector finds it (``as_found``), with CUT for its halves beyond the frame."""
     seed, options = job
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), (1280, 960), options)
-    tiles = [
-        tile
-        for tile in label["tiles"]
-        if tile["pose"] == FACE_UP
-        and not tile["cut"]
-        and np.linalg.norm(np.subtract(tile["corners"][1], tile["corners"][0])) >= MIN_SHORT_SIDE_PX
-    ]
-    corners = [np.array(tile["corners"], np.float32) for tile in tiles]
-    corners = [loosen(quad, rng) if rng.random() < LOOSE_SHARE else quad for quad in corners]
-    halves = cut_halves(image, corners, HALF_PX)
-    counts = np.array([count for tile in tiles for count in tile["pips"]], dtype=np.int64)
-    return halves, counts
+    height, width = image.shape[:2]
+    corners, counts = [], []
+    for tile in label["tiles"]:
+        if tile["pose"] != FACE_UP:
+            continue
+        quad = np.array(tile["corners"], np.float32)
+        found = as_found(quad, width, height) if tile["cut"] else quad
+        if found is None or np.linalg.norm(found[1] - found[0]) < MIN_SHORT_SIDE_PX:
+            continue
+        corners.append(loosen(found, rng) if rng.random() < LOOSE_SHARE else found)
+        counts += half_classes(quad, found, tile["pips"], width, height) if tile["unreadable"] else list(tile["pips"])
+    halves, classes = cut_halves(image, corners, HALF_PX), np.array(counts, dtype=np.int64)
+    return halves[classes >= 0], classes[classes >= 0]
+
+
+def half_classes(corners: np.ndarray, found: np.ndarray, pips: list[int], width: int, height: int) -> list[int]:
+    """What each half of an unreadable tile's box (``found``) is to teach: CUT for a half the frame
+    cuts; for a half wholly in view its count, if the box's half lies over it (else -1: left out,
+    as what it shows is neither)."""
+    classes = []
+    for count, truth, seen in zip(pips, halves_of(corners), halves_of(found), strict=True):
+        if share_in_frame(truth, width, height) < HALF_IN_FRAME:
+            classes.append(CUT)
+        else:
+            classes.append(count if polygon_iou(truth, seen) >= SAME_HALF_IOU else -1)
+    return classes
+
+
+def as_found(corners: np.ndarray, width: int, height: int) -> np.ndarray | None:
+    """A tile cut by the frame as the detector finds it: the rectangle round its corners moved into
+    the frame (as its training labels are: vision.synth.dataset.export_yolo_obb), the end at
+    corners[0..1] still first; None when too little of it shows for the detector to find it."""
+    inside = np.clip(corners, 0, [width, height]).astype(np.float32)
+    found = short_edge_first(cv2.boxPoints(cv2.minAreaRect(inside)))
+    if cv2.contourArea(found) < LEAST_SHOWN * cv2.contourArea(corners):
+        return None
+    end = corners[:2].mean(axis=0)
+    if np.linalg.norm(found[2:].mean(axis=0) - end) < np.linalg.norm(found[:2].mean(axis=0) - end):
+        found = np.roll(found, 2, axis=0)
+    return found
 
 
 def loosen(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -90,7 +131,7 @@ def synthetic_halves(scenes: int, seed: int, options: SceneOptions = FULL) -> tu
 
 
 def build_model() -> Any:
-    return small_cnn((16, 32, 64, 64), MAX_PIPS + 1)
+    return small_cnn((16, 32, 64, 64), COUNTS + 1)
 
 
 def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
@@ -112,7 +153,8 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
 
 
 def export_onnx(model: Any, path: Path) -> Path:
-    """ONNX with input ``halves`` ``(n, 3, HALF_PX, HALF_PX)`` float 0-1 BGR and output ``logits`` ``(n, 19)``."""
+    """ONNX with input ``halves`` ``(n, 3, HALF_PX, HALF_PX)`` float 0-1 BGR and output ``logits`` ``(n, 20)``
+    (counts 0-18, then CUT)."""
     return smallnet.export_onnx(model, path, "halves", HALF_PX, HALF_PX)
 
 
@@ -138,7 +180,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe) -> dict[str, Any]:
     metrics.update(real_accuracy(model))
     card = {
         "model": "model.onnx",
-        "task": "count the pips on one half (0-18)",
+        "task": "count the pips on one half (0-18), or say it is of a tile cut by the frame (19)",
         "input": f"(n, 3, {HALF_PX}, {HALF_PX}) float 0-1, BGR, the tile's end on the left (vision/read/halves.py)",
         "recipe": asdict(recipe),
         "data": (
