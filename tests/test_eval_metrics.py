@@ -152,3 +152,32 @@ def test_a_shrunk_photo_keeps_its_labels_in_step():
     ys, xs = np.nonzero(canvas[:, :, 0] > 128)
     assert abs(xs.min() - corners[:, 0].min()) <= 1 and abs(ys.max() + 1 - corners[:, 1].max()) <= 1
     assert shrink(image, 1.0)[0] is image
+
+
+def test_every_cause_of_a_wrong_total_is_named():
+    from benchmarks.failures import causes
+
+    def tile_at(x: float, pips: tuple[int, int] | None = None, **kind: object) -> LabelledTile:
+        return LabelledTile(np.array([[x, 40], [x, 0], [x + 80, 0], [x + 80, 40]], np.float32), pips, **kind)
+
+    label = LabelledImage(
+        Path("hand.jpg"), 1000, 100,
+        (
+            tile_at(0, (1, 2)),  # missed
+            tile_at(100, (3, 4)),  # left out as uncertain
+            tile_at(200, (5, 6)),  # misread
+            tile_at(300, (0, 1), unreadable=True, cut=True),  # counted though the label leaves it out
+            tile_at(400, (2, 2), pose=FACE_DOWN),  # a box over it counted
+            tile_at(500, (6, 6)),  # read right: not listed
+        ),
+    )  # fmt: skip
+
+    def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> PredictedTile:
+        return PredictedTile(tile_at(x).corners, pips, 0.4 if uncertain else 0.9, uncertain)
+
+    prediction = Prediction(
+        (read(100, (3, 4), True), read(200, (5, 5)), read(300, (0, 1)), read(400, (2, 2)), read(500, (6, 6)))
+    )
+    wrong = causes(label, prediction)
+    assert [tile["cause"] for tile in wrong] == ["missed", "uncertain", "misread", "counted_though_cut", "extra"]
+    assert wrong[2]["read"] == (5, 5) and wrong[4]["over"] == FACE_DOWN

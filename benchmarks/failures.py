@@ -1,0 +1,135 @@
+"""Why totals come out wrong: each photo whose total is wrong, with every cause found in it.
+
+    python -m benchmarks.failures [--set out/synth/eval-hand-v10] [--images 200] [--real]
+
+Runs the whole pipeline (``vision.pipeline.HandScorer``) and sorts what went wrong in each
+photo with a wrong total: a counted tile not found (``missed``); a box counted over no
+face-up tile, or over a standing or face-down one (``extra``); a tile the label leaves out
+of the total (a half beyond the frame) that was counted (``counted_though_cut``); a counted
+tile found but left out as uncertain (``uncertain``); a counted tile read wrong and counted
+(``misread``). A photo may have several. ``hubcam eval`` says which stage failed first; this
+says what to work on. Writes ``benchmarks/results/failures-<set>.json`` and ``.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from benchmarks.report import write_report
+from vision.data.labels import FACE_UP, LabelledImage
+from vision.data.real import iter_images, load_folder, pip_labelled
+from vision.eval.metrics import Prediction, aligned_halves, match_tiles, polygon_iou
+from vision.pipeline import HandScorer
+
+CAUSES = ("missed", "extra", "counted_though_cut", "uncertain", "misread")
+
+
+def causes(label: LabelledImage, prediction: Prediction) -> list[dict[str, Any]]:
+    """What went wrong in one photo: one entry per tile, with its cause and what was read."""
+    face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
+    found = {
+        face_up[i]: j
+        for i, j in match_tiles([label.tiles[i].corners for i in face_up], [t.corners for t in prediction.tiles])
+    }
+    wrong: list[dict[str, Any]] = []
+    for index, tile in enumerate(label.tiles):
+        guess = prediction.tiles[found[index]] if index in found else None
+        counted = guess is not None and guess.pips is not None and not guess.uncertain
+        if guess is None:
+            if tile.counted:
+                wrong.append({"cause": "missed", "pips": tile.pips})
+        elif tile.counted and not counted:
+            wrong.append({"cause": "uncertain", "pips": tile.pips, "read": guess.pips, "confidence": guess.confidence})
+        elif tile.counted and guess.pips is not None and tile.pips is not None:
+            read = guess.pips if aligned_halves(tile.corners, guess.corners) else guess.pips[::-1]
+            if tuple(read) != tuple(tile.pips):
+                wrong.append({"cause": "misread", "pips": tile.pips, "read": read, "confidence": guess.confidence})
+        elif tile.pose == FACE_UP and counted:  # found, counted, but the label leaves it out
+            wrong.append({"cause": "counted_though_cut", "pips": tile.pips, "read": guess.pips})
+    for j, guess in enumerate(prediction.tiles):
+        if j in found.values() or guess.pips is None or guess.uncertain:
+            continue
+        overlaps = [(polygon_iou(guess.corners, tile.corners), tile.pose) for tile in label.tiles]
+        iou, pose = max(overlaps, default=(0.0, "nothing"))
+        wrong.append({"cause": "extra", "read": guess.pips, "over": pose if iou > 0 else "nothing", "iou": iou})
+    return wrong
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=Path, default=Path("out/synth/eval-hand-v10"))
+    parser.add_argument("--images", type=int, default=200)
+    parser.add_argument("--real", action="store_true", help="the labelled real photos instead of --set")
+    args = parser.parse_args()
+    labels = pip_labelled() if args.real else load_folder(args.set)[: args.images]
+    name = "real" if args.real else args.set.name
+    source = "--real" if args.real else f"--set {args.set} --images {args.images}"
+    scorer = HandScorer()
+    photos: list[dict[str, Any]] = []
+    for label, image in tqdm(iter_images(labels), total=len(labels), desc="scoring", unit="photo"):
+        prediction = scorer(image)
+        if prediction.total == label.total_pips:
+            continue
+        wrong = causes(label, prediction)
+        photos.append({"photo": label.name, "total": label.total_pips, "read": prediction.total, "tiles": wrong})
+    by_cause = Counter(cause for photo in photos for cause in {tile["cause"] for tile in photo["tiles"]})
+    report = {
+        "benchmark": "failures",
+        "command": f"python -m benchmarks.failures {source}",
+        "photos": len(labels),
+        "wrong_totals": len(photos),
+        "photos_with_cause": {cause: by_cause.get(cause, 0) for cause in CAUSES},
+        "wrong": photos,
+    }
+    lines = [
+        f"# Why totals come out wrong: {name}",
+        "",
+        f"`{report['command']}`: {len(photos)} of {len(labels)} photos with a wrong total; photos with each cause",
+        "(a photo may have several):",
+        "",
+        "| cause | photos |",
+        "|---|---|",
+        *(f"| {cause} | {by_cause.get(cause, 0)} |" for cause in CAUSES),
+        "",
+        "| photo | total / read | what went wrong |",
+        "|---|---|---|",
+        *(
+            f"| {photo['photo']} | {photo['total']} / {photo['read']} | {describe(photo['tiles'])} |"
+            for photo in photos
+        ),
+    ]
+    write_report(f"failures-{name}", jsonable(report), lines)
+
+
+def describe(tiles: list[dict[str, Any]]) -> str:
+    parts = []
+    for tile in tiles:
+        text = tile["cause"] + (f" {tile['pips']}" if "pips" in tile else "")
+        if "read" in tile and tile["cause"] != "missed":
+            text += f" read {tile['read']}"
+        if "confidence" in tile:
+            text += f" ({tile['confidence']:.2f})"
+        if "over" in tile:
+            text += f" over {tile['over']}"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(item) for item in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+if __name__ == "__main__":
+    main()
