@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--seed", type=int, default=None, help="default: the recipe's")
     train.add_argument(
+        "--cut-tiles", action="store_true", help="pips: also learn tiles cut by the frame (CounterRecipe.cut_tiles)"
+    )
+    train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
@@ -392,6 +395,7 @@ def run_train(args: argparse.Namespace) -> int:
             high_scenes=args.high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
             seed=CounterRecipe.seed if args.seed is None else args.seed,
+            cut_tiles=args.cut_tiles,
         )
         card = train_and_export(args.out or Path("models/pip-counter"), recipe)
         print(json.dumps(card, indent=2))

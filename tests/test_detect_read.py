@@ -190,6 +190,16 @@ def test_a_cut_tile_is_taught_as_the_detector_finds_it():
     assert as_found(tile - np.float32([45, 0]), 200, 100) is None  # too little of it shows
 
 
+def test_cut_tiles_are_taught_only_when_asked():
+    from vision.read.train_counter import CUT, scene_halves
+    from vision.synth.scene import FULL
+
+    halves, counts = scene_halves((17, FULL, True))  # a hand with a tile the frame cuts
+    assert (counts == CUT).any() and len(halves) == len(counts)
+    halves, counts = scene_halves((17, FULL, False))  # the bundled counter's recipe: left out
+    assert not (counts == CUT).any() and len(halves) == len(counts) and counts.max() <= 18
+
+
 def test_the_set_is_the_smallest_that_holds_every_sure_count():
     from vision.read.pip_reader import likely_set
 
