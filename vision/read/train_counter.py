@@ -60,9 +60,10 @@ class CounterRecipe:
     cut_tiles: bool = False
     """Also teach tiles cut by the frame as the detector finds them, with CUT (a 20th output) for
     their halves beyond it. Not in the bundled counter: tried once with its recipe (99 minutes,
-    beside another training run) it took the 200 synthetic evaluation hands' exact totals from 0.890 to 0.920
-    (cut tiles counted in 5 photos -> 1) but read the real halves worse (0.981 against 0.988)
-    and left more real tiles out as uncertain: real exact totals 23 of 27 against 26."""
+    beside another training run), it took the 200 synthetic evaluation hands' exact totals from
+    0.890 to 0.920 (cut tiles counted in 5 photos -> 1) but read the real halves worse (0.981
+    against 0.988) and left more real tiles out as uncertain: real exact totals 23 of 27
+    against 26."""
 
 
 def scene_halves(job: tuple[int, SceneOptions, bool]) -> tuple[np.ndarray, np.ndarray]:
