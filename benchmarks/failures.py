@@ -18,13 +18,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
-from vision.eval.metrics import Prediction, aligned_halves, match_tiles, polygon_iou
+from vision.eval.metrics import Prediction, face_up_matches, in_label_order, polygon_iou
 from vision.pipeline import HandScorer
 
 CAUSES = ("missed", "extra", "counted_though_cut", "uncertain", "misread")
@@ -32,11 +31,7 @@ CAUSES = ("missed", "extra", "counted_though_cut", "uncertain", "misread")
 
 def causes(label: LabelledImage, prediction: Prediction) -> list[dict[str, Any]]:
     """What went wrong in one photo: one entry per tile, with its cause and what was read."""
-    face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
-    found = {
-        face_up[i]: j
-        for i, j in match_tiles([label.tiles[i].corners for i in face_up], [t.corners for t in prediction.tiles])
-    }
+    found = dict(face_up_matches(label, prediction))
     wrong: list[dict[str, Any]] = []
     for index, tile in enumerate(label.tiles):
         guess = prediction.tiles[found[index]] if index in found else None
@@ -46,9 +41,9 @@ def causes(label: LabelledImage, prediction: Prediction) -> list[dict[str, Any]]
                 wrong.append({"cause": "missed", "pips": tile.pips})
         elif tile.counted and not counted:
             wrong.append({"cause": "uncertain", "pips": tile.pips, "read": guess.pips, "confidence": guess.confidence})
-        elif tile.counted and guess.pips is not None and tile.pips is not None:
-            read = guess.pips if aligned_halves(tile.corners, guess.corners) else guess.pips[::-1]
-            if tuple(read) != tuple(tile.pips):
+        elif tile.counted and tile.pips is not None:
+            read = in_label_order(tile.corners, guess)
+            if read is not None and tuple(read) != tuple(tile.pips):
                 wrong.append({"cause": "misread", "pips": tile.pips, "read": read, "confidence": guess.confidence})
         elif tile.pose == FACE_UP and counted:  # found, counted, but the label leaves it out
             wrong.append({"cause": "counted_though_cut", "pips": tile.pips, "read": guess.pips})
@@ -104,7 +99,7 @@ def main() -> None:
             for photo in photos
         ),
     ]
-    write_report(f"failures-{name}", jsonable(report), lines)
+    write_report(f"failures-{name}", report, lines)
 
 
 def describe(tiles: list[dict[str, Any]]) -> str:
@@ -119,16 +114,6 @@ def describe(tiles: list[dict[str, Any]]) -> str:
             text += f" over {tile['over']}"
         parts.append(text)
     return "; ".join(parts)
-
-
-def jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(item) for item in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 if __name__ == "__main__":

@@ -134,16 +134,26 @@ def aligned_halves(label_corners: np.ndarray, predicted_corners: np.ndarray) -> 
     return bool(np.linalg.norm(predicted_end - label_end) <= np.linalg.norm(predicted_end - label_other))
 
 
+def in_label_order(label_corners: np.ndarray, predicted: PredictedTile) -> tuple[int, int] | None:
+    """The predicted pips with the label's pips[0] end first (None where nothing was read)."""
+    if predicted.pips is None:
+        return None
+    return predicted.pips if aligned_halves(label_corners, predicted.corners) else predicted.pips[::-1]
+
+
+def face_up_matches(label: LabelledImage, prediction: Prediction) -> list[tuple[int, int]]:
+    """(label tile index, predicted tile index) pairs: ``match_tiles`` among the face-up tiles only."""
+    face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
+    pairs = match_tiles([label.tiles[i].corners for i in face_up], [tile.corners for tile in prediction.tiles])
+    return [(face_up[i], j) for i, j in pairs]
+
+
 def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
     """Score one image's prediction against its label.
 
     Only face-up tiles are to be found (readable or not): face-down and standing ones are not
     counted, so a prediction on one of them is a false find."""
-    face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
-    matches = [
-        (face_up[i], j)
-        for i, j in match_tiles([label.tiles[i].corners for i in face_up], [tile.corners for tile in prediction.tiles])
-    ]
+    matches = face_up_matches(label, prediction)
     halves = halves_right = read = exact = 0
     if label.has_pips:
         for i, j in matches:
@@ -152,11 +162,11 @@ def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
                 continue
             read += 1
             halves += 2
-            if guess.pips is None:
+            ordered = in_label_order(truth.corners, guess)
+            if ordered is None:
                 continue
-            ordered = guess.pips if aligned_halves(truth.corners, guess.corners) else guess.pips[::-1]
             halves_right += sum(int(a == b) for a, b in zip(ordered, truth.pips, strict=True))
-            exact += int(sorted(guess.pips) == sorted(truth.pips))
+            exact += int(sorted(ordered) == sorted(truth.pips))
     total_predicted = prediction.total
     if total_predicted is None and prediction.error is None:
         total_predicted = sum(sum(tile.pips) for tile in prediction.tiles if tile.pips and not tile.uncertain)
@@ -164,7 +174,7 @@ def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
     flags_right = _flags_right(label, prediction, matches)
     return ImageScore(
         name=label.name,
-        labelled=len(face_up),
+        labelled=sum(tile.pose == FACE_UP for tile in label.tiles),
         predicted=len(prediction.tiles),
         matched=len(matches),
         halves=halves,
