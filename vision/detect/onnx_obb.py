@@ -53,6 +53,16 @@ def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return canvas, Letterbox(scale, left, top)
 
 
+def as_blob(image_bgr: np.ndarray) -> np.ndarray:
+    """``(1, 3, h, w)`` float32 RGB scaled to 0-1: exactly ``cv2.dnn.blobFromImage(image, 1 / 255,
+    swapRB=True)``, in a third of its time (1 ms at 448 px, a look's largest cost after the model)."""
+    blob = np.empty((1, 3, *image_bgr.shape[:2]), np.float32)
+    for channel, plane in enumerate(reversed(cv2.split(image_bgr))):
+        blob[0, channel] = plane
+    blob *= np.float32(1 / 255)
+    return blob
+
+
 Look = tuple[np.ndarray, Letterbox]
 """One forward pass: the raw ``(1, 4 + nc + 1, n)`` output and the letterbox it saw the photo through."""
 
@@ -134,8 +144,7 @@ class OBBDetector:
         if imgsz is not None and not self.dynamic and imgsz != self.imgsz:
             raise ValueError(f"this detector was exported at a fixed {self.imgsz} px and cannot look at {imgsz} px")
         padded, box = letterbox(image_bgr, imgsz or self.imgsz)
-        blob = cv2.dnn.blobFromImage(padded, 1 / 255, swapRB=True)
-        (output,) = self.session.run(None, {self.input_name: blob})
+        (output,) = self.session.run(None, {self.input_name: as_blob(padded)})
         return output, box
 
     def decode(self, looks: list[Look]) -> Detections:

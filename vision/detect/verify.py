@@ -177,7 +177,8 @@ def may_overlap(corners: np.ndarray, iou: float) -> np.ndarray:
     lengths, widths = np.linalg.norm(along, axis=1), np.linalg.norm(across, axis=1)
     axes = np.stack([along / np.maximum(lengths, 1e-9)[:, None], across / np.maximum(widths, 1e-9)[:, None]], axis=1)
     offsets = corners[None] - centres[:, None, None]  # [i, j, corner]: box j's corners from box i's centre
-    spans = np.einsum("ijkc,iac->ijka", offsets, axes)  # ... along box i's two sides
+    # ... along box i's two sides (as einsum "ijkc,iac->ijka", which took ten times as long)
+    spans = offsets[..., None, 0] * axes[:, None, None, :, 0] + offsets[..., None, 1] * axes[:, None, None, :, 1]
     halves = np.stack([lengths, widths], axis=1)[:, None] / 2
     sides = np.clip(np.minimum(spans.max(axis=2), halves) - np.maximum(spans.min(axis=2), -halves), 0, None)
     inside = sides[..., 0] * sides[..., 1]
