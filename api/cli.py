@@ -116,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--cut-tiles", action="store_true", help="pips: also learn tiles cut by the frame (CounterRecipe.cut_tiles)"
     )
     train.add_argument(
+        "--overshoot", type=float, default=0.0,
+        help="pips: share of tiles taught with their box run past one end (CounterRecipe.overshoot)",
+    )  # fmt: skip
+    train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
@@ -390,12 +394,15 @@ def run_train(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise UsageError(f"training needs the train extra ({error.name} is missing): make train-deps") from None
     if args.model == "pips":
+        if not 0 <= args.overshoot <= 1:
+            raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
         recipe = CounterRecipe(
             scenes=args.scenes or CounterRecipe.scenes,
             high_scenes=args.high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
             seed=CounterRecipe.seed if args.seed is None else args.seed,
             cut_tiles=args.cut_tiles,
+            overshoot=args.overshoot,
         )
         card = train_and_export(args.out or Path("models/pip-counter"), recipe)
         print(json.dumps(card, indent=2))

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect.onnx_obb import Letterbox, decode, decode_looks, letterbox, only_sure_and_large
+from vision.detect.onnx_obb import Letterbox, as_blob, decode, decode_looks, letterbox, only_sure_and_large
 from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, xywhr_to_corners
 from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
@@ -22,6 +22,13 @@ def test_letterbox_keeps_the_aspect_ratio_and_centres_the_image():
     assert padded.shape == (64, 64, 3)
     assert box.scale == pytest.approx(0.64) and (box.pad_x, box.pad_y) == (0, 16)
     assert (padded[:16] == 114).all() and (padded[48:] == 114).all() and (padded[16:48] == 200).all()
+
+
+def test_the_blob_is_what_opencv_makes_of_the_image():
+    image = np.random.default_rng(0).integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    blob = as_blob(image)
+    assert blob.dtype == np.float32 and blob.flags.c_contiguous
+    assert np.array_equal(blob, cv2.dnn.blobFromImage(image, 1 / 255, swapRB=True))
 
 
 def test_xywhr_corners_follow_the_angle():
@@ -175,6 +182,32 @@ def test_loosened_corners_stay_on_the_tile_but_move():
     assert max(ends) < 20  # corners[0..1] stay at the same end: the halves keep their order
 
 
+def test_an_overrun_box_runs_past_one_end_only():
+    from vision.read.train_counter import overrun
+
+    tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
+    rng = np.random.default_rng(0)
+    grown_ends = set()
+    for _ in range(50):
+        grown = overrun(tile, rng)
+        first, last = np.abs(grown[:2] - tile[:2]).max(), np.abs(grown[2:] - tile[2:]).max()
+        assert min(first, last) == 0  # one end stays where it was ...
+        assert 0.1 * 80 - 1e-3 <= max(first, last) <= 0.4 * 80 + 1e-3  # ... the other runs on 10-40 % of the length
+        assert np.allclose(grown[:, 1], tile[:, 1])  # along the tile, never across it
+        grown_ends.add("first" if first else "last")
+    assert grown_ends == {"first", "last"}
+
+
+def test_overshoot_changes_the_boxes_taught_but_not_the_counts():
+    from vision.read.train_counter import scene_halves
+    from vision.synth.scene import FULL
+
+    halves, counts = scene_halves((17, FULL, False, 0.0))
+    overrun_halves, overrun_counts = scene_halves((17, FULL, False, 1.0))
+    assert np.array_equal(counts, overrun_counts)
+    assert not np.array_equal(halves, overrun_halves)
+
+
 def test_a_cut_tile_is_taught_as_the_detector_finds_it():
     from vision.read.train_counter import CUT, as_found, half_classes
 
@@ -194,9 +227,9 @@ def test_cut_tiles_are_taught_only_when_asked():
     from vision.read.train_counter import CUT, scene_halves
     from vision.synth.scene import FULL
 
-    halves, counts = scene_halves((17, FULL, True))  # a hand with a tile the frame cuts
+    halves, counts = scene_halves((17, FULL, True, 0.0))  # a hand with a tile the frame cuts
     assert (counts == CUT).any() and len(halves) == len(counts)
-    halves, counts = scene_halves((17, FULL, False))  # the bundled counter's recipe: left out
+    halves, counts = scene_halves((17, FULL, False, 0.0))  # the bundled counter's recipe: left out
     assert not (counts == CUT).any() and len(halves) == len(counts) and counts.max() <= 18
 
 
