@@ -40,6 +40,9 @@ VARIANTS: dict[str, SceneOptions] = {
     "top_down_only": SceneOptions(max_tilt_deg=5.0),
     "usual_pip_layout": SceneOptions(makers_layouts=False),
     "no_film": SceneOptions(film=False),
+    "no_spinner": SceneOptions(spinner=False),
+    "square_corners": SceneOptions(rounded_corners=False),
+    "flat_tiles": SceneOptions(thickness=False),
 }
 
 

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.face import _dimples
+from vision.synth.face import _dimples, render_face
 from vision.synth.pips import MAX_PIPS, layout, pip_radius
-from vision.synth.scene import SceneOptions, make_scene, render
+from vision.synth.scene import FLAT_MM, SceneOptions, make_scene, render
 from vision.synth.styles import TileStyle
 
 HALF_PX = 160
@@ -168,6 +168,25 @@ def test_renderer_switches_leave_the_makers_layouts_and_film_out():
     assert {(scene.style.pip_scale, scene.style.pip_edge) for scene in plain} == {(1.0, 0.22)}
     # switched off, a choice still draws its random numbers: the tiles are laid the same
     assert [scene.tiles[0].centre_mm for scene in plain] == [scene.tiles[0].centre_mm for scene in scenes]
+
+
+def test_shape_switches_take_out_the_spinner_rounded_corners_and_thickness():
+    scenes = [make_scene("hand", seed) for seed in range(40)]
+    assert 0 < sum(scene.style.spinner for scene in scenes) < 40
+    assert {scene.style.corner_radius for scene in scenes} == {0.1}
+    assert min(scene.style.size_mm[2] for scene in scenes) > 0.15 * min(scene.style.size_mm[0] for scene in scenes)
+    options = SceneOptions(spinner=False, rounded_corners=False, thickness=False)
+    plain = [make_scene("hand", seed, options) for seed in range(40)]
+    assert not any(scene.style.spinner for scene in plain)
+    assert {scene.style.corner_radius for scene in plain} == {0.0}
+    assert {scene.style.size_mm[2] for scene in plain} == {FLAT_MM}
+    assert [scene.style.size_mm[:2] for scene in plain] == [scene.style.size_mm[:2] for scene in scenes]
+    assert [scene.tiles[0].centre_mm for scene in plain] == [scene.tiles[0].centre_mm for scene in scenes]
+    # square corners: the face covers its whole rectangle (the rounded one leaves the corners clear)
+    face, alpha = render_face((3, 4), plain[0].style, 120, random.Random(0))
+    assert alpha.min() == 255
+    face, alpha = render_face((3, 4), scenes[0].style, 120, random.Random(0))
+    assert alpha[0, 0] == 0 and alpha[30, 60] == 255
 
 
 def test_film_dimples_light_flecks_only_inside_pips():

@@ -68,13 +68,14 @@ def render_face(
         _glare(face, rng, glare)
     if film and style.film:
         _film(face, rng, drilled)
-    return face, _rounded_mask(width, height, radius=round(height * 0.1))
+    return face, _rounded_mask(width, height, radius=round(height * style.corner_radius))
 
 
 def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
     """The back of a tile (plain, the body or back colour)."""
     height = width // 2
-    return _body(style.back, width, height, rng), _rounded_mask(width, height, radius=round(height * 0.1))
+    radius = round(height * style.corner_radius)
+    return _body(style.back, width, height, rng), _rounded_mask(width, height, radius)
 
 
 def _body(colour: Colour, width: int, height: int, rng: random.Random) -> np.ndarray:
@@ -183,6 +184,8 @@ def _crease(layer: np.ndarray, rng: random.Random, thickness: int, brightness: f
 
 
 def _rounded_mask(width: int, height: int, radius: int) -> np.ndarray:
+    if radius <= 0:
+        return np.full((height, width), 255, np.uint8)
     mask = np.zeros((height, width), np.uint8)
     cv2.rectangle(mask, (radius, 0), (width - 1 - radius, height - 1), 255, -1)
     cv2.rectangle(mask, (0, radius), (width - 1, height - 1 - radius), 255, -1)

@@ -63,6 +63,13 @@ class SceneOptions:
     close_hands: bool = True
     """Hands framed by their tiles (a tile 9-40 % of the longer side, as in real hand photos,
     where the median is 19 %) rather than by the whole scene (median 9 %)."""
+    spinner: bool = True
+    """Half the sets with a brass pin in the divider's middle (else none)."""
+    rounded_corners: bool = True
+    """Tiles with rounded corners (else square ones)."""
+    thickness: bool = True
+    """Tiles as thick as real ones (17-22 % of their length), their sides showing when the camera
+    is tilted (else 1 mm sheets)."""
 
 
 FULL = SceneOptions()
@@ -117,11 +124,27 @@ class Scene:
 # --- layouts ---------------------------------------------------------------------------
 
 
+FLAT_MM = 1.0
+"""A tile's thickness with ``SceneOptions.thickness`` off."""
+
+
+def shaped(style: TileStyle, options: SceneOptions) -> TileStyle:
+    """The set's style with the shape choices ``options`` switches off taken out (after every
+    random draw, so the rest of the scene stays the same)."""
+    length, width, thickness = style.size_mm
+    return dataclasses.replace(
+        style,
+        spinner=style.spinner and options.spinner,
+        corner_radius=style.corner_radius if options.rounded_corners else 0.0,
+        size_mm=(length, width, thickness if options.thickness else FLAT_MM),
+    )
+
+
 def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     """A random scene of ``kind`` ('hand' or 'table'), the same for the same seed."""
     rng = random.Random(seed)
     highest = rng.choice(options.sets)
-    style = random_tile_style(rng, highest, options.pip_styles, options.makers_layouts, options.film)
+    style = shaped(random_tile_style(rng, highest, options.pip_styles, options.makers_layouts, options.film), options)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
         _lay_hand(scene, rng, options.distractors)

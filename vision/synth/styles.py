@@ -58,6 +58,8 @@ class TileStyle:
     """The maker's pip size against the usual (vision.synth.pips.pip_radius)."""
     pip_edge: float = EDGE
     """How near the half's edges the maker sets the outer pips (vision.synth.pips.EDGE)."""
+    corner_radius: float = 0.1
+    """The corners' radius against the tile's width."""
     film: bool = False
     """Still in its shrink wrap: creased plastic over every face, bright streaks across pips."""
 
