@@ -139,9 +139,9 @@ def loosen(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def overrun(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The box run on past one end of the tile by 10-40 % of its length, over whatever lies beyond
-    (most often a neighbour laid end to end). On the synthetic evaluation hands the detector's box
-    is a fifth or more too long for 2 % of tiles, and 8 of the 19 tiles read wrong had such a box;
-    ``loosen`` never draws one."""
+    (most often a neighbour laid end to end). On the 200 synthetic evaluation hands the detector's
+    box is a fifth or more too long for 2 % of the tiles it finds, and 6 of the 14 tiles misread and
+    counted had such a box (benchmarks/box_errors.py); ``loosen`` never draws one."""
     along = corners[2] - corners[1]  # from the corners[0..1] end to the other
     grown = corners.copy()
     if rng.random() < 0.5:
