@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 
 def small_cnn(widths: Sequence[int], outputs: int) -> Any:
@@ -75,7 +76,7 @@ def fit(
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     generator = torch.Generator().manual_seed(seed)
     model.train()
-    for _ in range(epochs):
+    for _ in tqdm(range(epochs), desc="training", unit="epoch"):
         order = torch.randperm(len(images), generator=generator)
         for start in range(0, len(images), batch):
             picked = order[start : start + batch]
