@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from vision import smallnet
 from vision.data.labels import FACE_UP
@@ -144,7 +145,7 @@ def scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
 def synthetic_boxes(scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     seeds = [seed * 100_000 + index for index in range(scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        parts = list(pool.imap(scene_boxes, seeds, chunksize=8))
+        parts = list(tqdm(pool.imap(scene_boxes, seeds, chunksize=8), total=scenes, desc="rendering", unit="scene"))
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([labels for _, labels in parts])
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from vision import smallnet
 from vision.data.labels import FACE_UP
@@ -156,7 +157,7 @@ def synthetic_halves(
 ) -> tuple[np.ndarray, np.ndarray]:
     jobs = [(seed * 100_000 + index, options, cut_tiles, overshoot) for index in range(scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        parts = list(pool.imap(scene_halves, jobs, chunksize=8))
+        parts = list(tqdm(pool.imap(scene_halves, jobs, chunksize=8), total=scenes, desc="rendering", unit="scene"))
     return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
 
 
