@@ -97,7 +97,8 @@ def main() -> None:
     lines = [
         f"# How the detector's boxes miss: {args.set.name}",
         "",
-        f"`{report['command']}`: {report['tiles']} counted tiles found, {report['misread']} of them misread and counted.",
+        f"`{report['command']}`: {report['tiles']} counted tiles found, "
+        f"{report['misread']} of them misread and counted.",
         "Shifts are shares of the tile's width; length and width are the box's against the tile's; turn in radians.",
         "",
         "| measure | detector mean (sd) | detector 1-99 % | training jitter mean (sd) | training jitter 1-99 % |",
