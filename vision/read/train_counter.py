@@ -67,7 +67,10 @@ class CounterRecipe:
     against 26."""
     overshoot: float = 0.0
     """Share of training tiles taught with their box run on past one end (``overrun``), as the
-    detector's boxes are for a few tiles laid end to end."""
+    detector's boxes are for a few tiles laid end to end. Not in the bundled counter: tried once
+    at 0.1 with its recipe (112 minutes beside another run), it read the real halves better on
+    their labelled corners (0.992 against 0.988) and fewer long boxes wrong, but more of the
+    others: synthetic evaluation totals 0.890 as before, real exact totals 24 of 27 against 26."""
 
 
 def scene_halves(job: tuple[int, SceneOptions, bool, float]) -> tuple[np.ndarray, np.ndarray]:
