@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from benchmarks.report import write_report
 from vision.data.real import iter_images, load_folder
-from vision.eval.metrics import face_up_matches, in_label_order
+from vision.eval.metrics import aligned_halves, face_up_matches, in_label_order
 from vision.pipeline import HandScorer
 from vision.read.train_counter import loosen
 
@@ -34,7 +34,7 @@ LENGTH_BANDS = ((0.0, 0.9), (0.9, 1.1), (1.1, 1.2), (1.2, 1.3), (1.3, np.inf))
 def box_error(truth: np.ndarray, box: np.ndarray) -> list[float]:
     """``MEASURES`` of ``box`` against the true corners ``truth`` (both with a short edge first):
     shifts as shares of the tile's width, length and width as ratios, turn in radians."""
-    box = min((box, np.roll(box, 2, axis=0)), key=lambda quad: float(np.abs(quad - truth).sum()))  # same end first
+    box = box if aligned_halves(truth, box) else np.roll(box, 2, axis=0)  # the label's pips[0] end first
     along, across = truth[2] - truth[1], truth[1] - truth[0]
     length, width = float(np.linalg.norm(along)), float(np.linalg.norm(across))
     along, across = along / length, across / width
@@ -83,8 +83,8 @@ def main() -> None:
     bands: list[dict[str, Any]] = []
     for low, high in LENGTH_BANDS:
         inside = (found_errors[:, 2] >= low) & (found_errors[:, 2] < high)
-        bands.append({"length": [low, None if high == np.inf else high], "tiles": int(inside.sum())})
-        bands[-1]["misread"] = int(wrong[inside].sum())
+        high_or_none = None if high == np.inf else high
+        bands.append({"length": [low, high_or_none], "tiles": int(inside.sum()), "misread": int(wrong[inside].sum())})
     report = {
         "benchmark": "box_errors",
         "command": f"python -m benchmarks.box_errors --set {args.set} --images {args.images}",
