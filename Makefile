@@ -49,10 +49,14 @@ eval: $(BIN)/hubcam
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
 	$(BIN)/hubcam eval --real --pipeline hubcam-unverified --out out/eval/real-unverified
 	cp out/eval/real-unverified/summary.md benchmarks/results/eval-real-hubcam-unverified.md
+	$(BIN)/hubcam eval --real --pipeline hubcam-unrefined --out out/eval/real-unrefined
+	cp out/eval/real-unrefined/summary.md benchmarks/results/eval-real-hubcam-unrefined.md
 	$(BIN)/hubcam eval --real --out out/eval/real-hubcam
 	cp out/eval/real-hubcam/summary.md benchmarks/results/eval-real-hubcam.md
 	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline hubcam-unverified --out out/eval/synth-hand-unverified
 	cp out/eval/synth-hand-unverified/summary.md benchmarks/results/eval-synth-hand-hubcam-unverified.md
+	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline hubcam-unrefined --out out/eval/synth-hand-unrefined
+	cp out/eval/synth-hand-unrefined/summary.md benchmarks/results/eval-synth-hand-hubcam-unrefined.md
 	$(BIN)/hubcam eval --set $(EVAL_HANDS) --out out/eval/synth-hand-hubcam
 	cp out/eval/synth-hand-hubcam/summary.md benchmarks/results/eval-synth-hand-hubcam.md
 

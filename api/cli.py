@@ -101,13 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = verbs.add_parser("train", help="train a model (needs the train extra: make train-deps)")
     train.add_argument(
-        "model", choices=["detector", "pips", "verifier"], help="the tile detector, pip counter or tile verifier"
-    )
+        "model", choices=["detector", "pips", "verifier", "refiner"],
+        help="the tile detector, pip counter, tile verifier or box refiner",
+    )  # fmt: skip
     train.add_argument("--sets", type=Path, nargs="*", default=[], help="detector: synthetic sets to train on")
     train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
-    train.add_argument("--scenes", type=int, default=None, help="pips, verifier: synthetic scenes to render")
+    train.add_argument("--scenes", type=int, default=None, help="pips, verifier, refiner: synthetic scenes to render")
     train.add_argument(
         "--high-scenes", type=int, default=0, help="pips: extra scenes dealt from double-15 and 18 sets only"
     )
@@ -128,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="detector: a new run starting from these weights (e.g. a finished run's last.pt), not from nothing",
     )  # fmt: skip
     train.add_argument(
-        "--out", type=Path, help="model folder (default models/tile-detector, pip-counter or tile-verifier)"
-    )
+        "--out", type=Path,
+        help="model folder (default models/tile-detector, pip-counter, tile-verifier or box-refiner)",
+    )  # fmt: skip
     train.set_defaults(run=run_train)
 
     ev = verbs.add_parser("eval", help="measure a pipeline on labelled photos, real or synthetic")
@@ -140,11 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
     ev.add_argument(
         "--pipeline",
-        choices=["hubcam", "hubcam-unverified", "baseline", "pips-on-true-corners"],
+        choices=["hubcam", "hubcam-unverified", "hubcam-unrefined", "baseline", "pips-on-true-corners"],
         default="hubcam",
         help=(
             "what to run (default hubcam); hubcam-unverified: without the tile verifier (the detector's boxes as "
-            "it keeps them alone); pips-on-true-corners: the pip reader alone, on the labelled corners"
+            "it keeps them alone); hubcam-unrefined: without the box refiner (pips read from the boxes as kept); "
+            "pips-on-true-corners: the pip reader alone, on the labelled corners"
         ),
     )
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
@@ -291,6 +294,8 @@ def _pipeline(name: str) -> Any:
 
     if name == "hubcam-unverified":
         return _with_models(HandScorer, verifier=None)
+    if name == "hubcam-unrefined":
+        return _with_models(HandScorer, refiner=None)
     return _with_models(PipsOnTrueCorners if name == "pips-on-true-corners" else HandScorer)
 
 
@@ -299,7 +304,7 @@ def _with_models(factory: Any, **options: Any) -> Any:
     try:
         return factory(**options)
     except FileNotFoundError as error:
-        raise UsageError(f"{error} (train one: hubcam train detector / pips / verifier)") from None
+        raise UsageError(f"{error} (train one: hubcam train detector / pips / verifier / refiner)") from None
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -389,6 +394,8 @@ def run_train(args: argparse.Namespace) -> int:
             from vision.read.train_counter import CounterRecipe, train_and_export
         elif args.model == "verifier":
             from vision.detect.train_verifier import VerifierRecipe
+        elif args.model == "refiner":
+            from vision.detect.train_refiner import RefinerRecipe
         else:
             from vision.detect.train import Recipe
     except ImportError as error:
@@ -417,6 +424,17 @@ def run_train(args: argparse.Namespace) -> int:
             widths=args.widths or VerifierRecipe.widths,
         )
         card = train_verifier.train_and_export(args.out or Path("models/tile-verifier"), verifier_recipe)
+        print(json.dumps(card, indent=2))
+        return 0
+    if args.model == "refiner":
+        from vision.detect import train_refiner
+
+        refiner_recipe = RefinerRecipe(
+            scenes=args.scenes or RefinerRecipe.scenes,
+            epochs=args.epochs or RefinerRecipe.epochs,
+            seed=RefinerRecipe.seed if args.seed is None else args.seed,
+        )
+        card = train_refiner.train_and_export(args.out or Path("models/box-refiner"), refiner_recipe)
         print(json.dumps(card, indent=2))
         return 0
     if not args.sets:

@@ -1,15 +1,16 @@
-"""How the detector's boxes miss the tiles they find, and what that does to reading them.
+"""How the boxes miss the tiles they find, and what that does to reading them.
 
     python -m benchmarks.box_errors [--set out/synth/eval-hand-v10] [--images 200]
 
-Runs the whole pipeline (``vision.pipeline.HandScorer``) over labelled synthetic hands and,
-for every counted tile it finds, measures its box against the true corners in the tile's
-own frame: the centre's shift along and across the tile (as shares of its width), the
-box's length and width against the tile's, and its turn. Then it says how often tiles are
-misread in each band of length, and draws the same measures from the counter's training
-jitter (``vision.read.train_counter.loosen``) for comparison: whatever the detector does
-that training never shows is where the reader goes wrong. Writes
-``benchmarks/results/box_errors.json`` and ``.md``.
+Runs the whole pipeline (``vision.pipeline.HandScorer``) over labelled synthetic hands twice,
+with the detector's boxes as kept and with the box refiner's corners, and, for every counted
+tile it finds, measures its box against the true corners in the tile's own frame: the
+centre's shift along and across the tile (as shares of its width), the box's length and
+width against the tile's, and its turn. Then it says how often tiles are misread in each band
+of length, and draws the same measures from the counter's training jitter
+(``vision.read.train_counter.loosen``) for comparison: whatever the boxes do that training
+never shows is where the reader goes wrong. Writes ``benchmarks/results/box_errors.json`` and
+``.md``.
 """
 
 from __future__ import annotations
@@ -59,13 +60,8 @@ def spread(values: np.ndarray) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=Path, default=Path("out/synth/eval-hand-v10"))
-    parser.add_argument("--images", type=int, default=200)
-    args = parser.parse_args()
-    labels = load_folder(args.set)[: args.images]
-    scorer = HandScorer()
+def measure(scorer: HandScorer, labels: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Each counted tile found: its box's ``MEASURES``, and whether it was misread and counted."""
     errors, misread = [], []
     for label, image in tqdm(iter_images(labels), total=len(labels), desc="scoring", unit="photo"):
         prediction = scorer(image)
@@ -76,44 +72,71 @@ def main() -> None:
             errors.append(box_error(np.asarray(tile.corners, np.float32), np.asarray(found.corners, np.float32)))
             read = in_label_order(tile.corners, found)
             misread.append(read is not None and not found.uncertain and tuple(read) != tuple(tile.pips))
-    found_errors, wrong = np.array(errors), np.array(misread)
+    return np.array(errors), np.array(misread)
+
+
+def by_length(errors: np.ndarray, wrong: np.ndarray) -> list[dict[str, Any]]:
+    bands: list[dict[str, Any]] = []
+    for low, high in LENGTH_BANDS:
+        inside = (errors[:, 2] >= low) & (errors[:, 2] < high)
+        high_or_none = None if high == np.inf else high
+        bands.append({"length": [low, high_or_none], "tiles": int(inside.sum()), "misread": int(wrong[inside].sum())})
+    return bands
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=Path, default=Path("out/synth/eval-hand-v10"))
+    parser.add_argument("--images", type=int, default=200)
+    args = parser.parse_args()
+    labels = load_folder(args.set)[: args.images]
     rng = np.random.default_rng(0)
     tile = np.array([[0, 50], [0, 0], [100, 0], [100, 50]], np.float32)
     taught = np.array([box_error(tile, loosen(tile, rng)) for _ in range(5000)])
-    bands: list[dict[str, Any]] = []
-    for low, high in LENGTH_BANDS:
-        inside = (found_errors[:, 2] >= low) & (found_errors[:, 2] < high)
-        high_or_none = None if high == np.inf else high
-        bands.append({"length": [low, high_or_none], "tiles": int(inside.sum()), "misread": int(wrong[inside].sum())})
-    report = {
+    report: dict[str, Any] = {
         "benchmark": "box_errors",
         "command": f"python -m benchmarks.box_errors --set {args.set} --images {args.images}",
-        "tiles": len(found_errors),
-        "misread": int(wrong.sum()),
-        "detector": {name: spread(found_errors[:, k]) for k, name in enumerate(MEASURES)},
         "training_jitter": {name: spread(taught[:, k]) for k, name in enumerate(MEASURES)},
-        "misread_by_length": bands,
     }
+    for boxes, scorer in (("detector", HandScorer(refiner=None)), ("refined", HandScorer())):
+        errors, wrong = measure(scorer, labels)
+        report[boxes] = {
+            "tiles": len(errors),
+            "misread": int(wrong.sum()),
+            "measures": {name: spread(errors[:, k]) for k, name in enumerate(MEASURES)},
+            "misread_by_length": by_length(errors, wrong),
+        }
+    found, refined = report["detector"], report["refined"]
     lines = [
-        f"# How the detector's boxes miss: {args.set.name}",
+        f"# How the boxes miss: {args.set.name}",
         "",
-        f"`{report['command']}`: {report['tiles']} counted tiles found, "
-        f"{report['misread']} of them misread and counted.",
+        f"`{report['command']}`: with the detector's boxes as kept, {found['tiles']} counted tiles found, "
+        f"{found['misread']} of them misread and counted; with the box refiner's corners, {refined['tiles']} "
+        f"and {refined['misread']}.",
         "Shifts are shares of the tile's width; length and width are the box's against the tile's; turn in radians.",
         "",
-        "| measure | detector mean (sd) | detector 1-99 % | training jitter mean (sd) | training jitter 1-99 % |",
-        "|---|---|---|---|---|",
+        "| measure | detector mean (sd) | detector 1-99 % | refined mean (sd) | refined 1-99 % "
+        "| training jitter mean (sd) | training jitter 1-99 % |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name in MEASURES:
-        found, jitter = report["detector"][name], report["training_jitter"][name]
+        cells = [found["measures"][name], refined["measures"][name], report["training_jitter"][name]]
         lines.append(
-            f"| {name} | {found['mean']:+.3f} ({found['sd']:.3f}) | {found['p1']:+.3f} to {found['p99']:+.3f} "
-            f"| {jitter['mean']:+.3f} ({jitter['sd']:.3f}) | {jitter['p1']:+.3f} to {jitter['p99']:+.3f} |"
+            f"| {name} | "
+            + " | ".join(f"{c['mean']:+.3f} ({c['sd']:.3f}) | {c['p1']:+.3f} to {c['p99']:+.3f}" for c in cells)
+            + " |"
         )
-    lines += ["", "| box length against the tile's | tiles | misread |", "|---|---|---|"]
-    for band in bands:
-        low, high = band["length"]
-        lines.append(f"| {low:.1f}-{'' if high is None else f'{high:.1f}'} | {band['tiles']} | {band['misread']} |")
+    lines += [
+        "",
+        "| box length against the tile's | detector: tiles | misread | refined: tiles | misread |",
+        "|---|---|---|---|---|",
+    ]
+    for before, after in zip(found["misread_by_length"], refined["misread_by_length"], strict=True):
+        low, high = before["length"]
+        lines.append(
+            f"| {low:.1f}-{'' if high is None else f'{high:.1f}'} | {before['tiles']} | {before['misread']} "
+            f"| {after['tiles']} | {after['misread']} |"
+        )
     write_report("box_errors", report, lines)
 
 

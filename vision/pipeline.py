@@ -1,4 +1,5 @@
-"""A hand photo in, its tiles and total out: the detector, the tile verifier, then the pip reader.
+"""A hand photo in, its tiles and total out: the detector, the tile verifier, the box refiner,
+then the pip reader.
 
 Only face-up tiles count (the detector also knows face-down and standing ones); a
 tile partly outside the frame is flagged ``cut``; a tile the reader is unsure of is
@@ -15,6 +16,7 @@ import numpy as np
 
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import Detections, OBBDetector, only_sure_and_large
+from vision.detect.refine import BoxRefiner
 from vision.detect.verify import TileVerifier, Weighing, choose_verified
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.read.pip_reader import PipReader
@@ -23,6 +25,7 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 VERIFIER = MODELS / "tile-verifier" / "model.onnx"
+REFINER = MODELS / "box-refiner" / "model.onnx"
 FACE_UP_CLASS = 0
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
@@ -88,9 +91,11 @@ class HandScorer:
         verifier: Path | None = VERIFIER,
         detector_size: int = DETECTOR_SIZE,
         second_look: SecondLook | None = SECOND_LOOK,
+        refiner: Path | None = REFINER,
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
-        never a second look at photos with few tiles."""
+        never a second look at photos with few tiles; ``refiner=None``: the pips read from the
+        boxes as kept."""
         if verifier is None:
             self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
             self.verifier = None
@@ -98,6 +103,7 @@ class HandScorer:
             self.detector = OBBDetector(detector, detector_size, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
             self.verifier = TileVerifier(verifier)
         self.reader = PipReader(counter)
+        self.refiner = None if refiner is None else BoxRefiner(refiner)
         self.highest = highest
         self.second_look = second_look if self.detector.dynamic else None  # a fixed-size export sees one size
 
@@ -132,6 +138,8 @@ class HandScorer:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
         corners, scores = self.find_tiles(image_bgr)
+        if self.refiner is not None:
+            corners = self.refiner(image_bgr, corners)
         detected = time.perf_counter()
         readings = self.reader.read(image_bgr, corners, self.highest)
         done = time.perf_counter()

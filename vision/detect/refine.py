@@ -1,0 +1,105 @@
+"""A closer look at each kept box: where exactly are the tile's four corners?
+
+The detector sees the photo shrunk to 448 px, and some of its boxes are off by more than the
+pip counter forgives: run on past the tile's end over a neighbour laid end to end (1 % of the
+boxes on the synthetic evaluation hands are a quarter too long or more, behind 6 of the 14
+tiles misread there: benchmarks/box_errors.py), or taking in a tile's side when the camera is
+tilted. Halves cut from such a box hold the wrong pips. The refiner sees each kept box
+rectified at full resolution with a wide margin of its surroundings and says where the tile's
+top-face corners lie; the reader then cuts its halves from those. A tile cut by the frame gets
+corners beyond the frame's edge (the crop shows the photo's edge as flat grey), so the reader
+leaves it out (``vision.geometry.halves_in_frame``) rather than reading what shows as a
+whole tile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.onnx_session import cpu_session
+
+LONG_PX = 40
+"""The box's long side in the crop (its short side in proportion)."""
+MARGIN_ALONG, MARGIN_ACROSS = 12, 10
+"""Surroundings kept beyond the box's ends and sides: a box a quarter too short still has the
+tile's end in view."""
+CROP_SHAPE = (2 * MARGIN_ACROSS + LONG_PX // 2, 2 * MARGIN_ALONG + LONG_PX)
+"""(height, width) of a crop: 40 x 64."""
+OUTSIDE_GREY = 114
+"""What the crop shows beyond the photo's edge (the detector's letterbox grey)."""
+
+
+def box_in_crop(corners: np.ndarray) -> np.ndarray:
+    """Where a box's ``(4, 2)`` corners land in its crop: corners[0..1] on the left, the long
+    side LONG_PX and the short side in proportion (a box over one half stays square)."""
+    corners = np.asarray(corners, np.float32)
+    short = float(np.linalg.norm(corners[1] - corners[0]))
+    long = max(float(np.linalg.norm(corners[2] - corners[1])), 1e-6)
+    height, _ = CROP_SHAPE
+    side = min(LONG_PX * short / long, height)
+    left, right = MARGIN_ALONG, MARGIN_ALONG + LONG_PX
+    top, bottom = (height - side) / 2, (height + side) / 2
+    return np.array([[left, bottom], [left, top], [right, top], [right, bottom]], np.float32)
+
+
+def to_crop(corners: np.ndarray) -> np.ndarray:
+    """The homography from the photo to a box's crop."""
+    return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), box_in_crop(corners))
+
+
+def crop_box(image_bgr: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The box rectified (``box_in_crop``) with its surroundings, the photo's outside grey."""
+    height, width = CROP_SHAPE
+    return cv2.warpPerspective(
+        image_bgr, to_crop(corners), (width, height), flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_CONSTANT, borderValue=(OUTSIDE_GREY,) * 3,
+    )  # fmt: skip
+
+
+def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+    """``(n, 40, 64, 3)`` uint8 crops of every box."""
+    crops = [crop_box(image_bgr, quad) for quad in corners]
+    return np.stack(crops) if crops else np.zeros((0, *CROP_SHAPE, 3), np.uint8)
+
+
+def offsets_to_corners(box: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The tile's corners in the photo from what the refiner says: each of the box's corners moved
+    by ``offsets`` ``(4, 2)`` in its crop, in units of LONG_PX (the box's own corners, order kept)."""
+    in_crop = box_in_crop(box) + np.asarray(offsets, np.float32).reshape(4, 2) * LONG_PX
+    back = np.linalg.inv(to_crop(box))
+    return cv2.perspectiveTransform(in_crop[None].astype(np.float64), back)[0].astype(np.float32)
+
+
+def corners_to_offsets(box: np.ndarray, tile: np.ndarray) -> np.ndarray:
+    """What the refiner learns for ``box`` over a tile with ``tile`` corners (in any order): the
+    tile's corners in the box's crop, taken in the order that lies nearest the box's corners,
+    less the box's own, in units of LONG_PX (``(8,)``)."""
+    in_crop = cv2.perspectiveTransform(np.asarray(tile, np.float64)[None], to_crop(box))[0]
+    own = box_in_crop(box)
+    orders = [np.roll(np.arange(4), turn) for turn in range(4)]
+    orders += [order[::-1] for order in orders]
+    best = min(orders, key=lambda order: float(((in_crop[order] - own) ** 2).sum()))
+    return ((in_crop[best] - own) / LONG_PX).astype(np.float32).reshape(-1)
+
+
+class BoxRefiner:
+    """Load once; ``(image, boxes)`` in, each box's tile corners out (in the box's corner order)."""
+
+    def __init__(self, model_path: Path) -> None:
+        self.session = cpu_session(model_path, "box refiner")
+
+    def offsets(self, crops: np.ndarray) -> np.ndarray:
+        """``(n, 8)`` corner offsets for ``(n, 40, 64, 3)`` uint8 BGR crops."""
+        if len(crops) == 0:
+            return np.zeros((0, 8), np.float32)
+        batch = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
+        (said,) = self.session.run(None, {"crops": batch})
+        return said.reshape(len(crops), 8)
+
+    def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.ndarray]:
+        said = self.offsets(crop_boxes(image_bgr, corners))
+        return [offsets_to_corners(box, offsets) for box, offsets in zip(corners, said, strict=True)]
