@@ -28,6 +28,7 @@ from tqdm import tqdm
 from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
+from vision.detect.train_verifier import found_face_up
 from vision.eval.metrics import polygon_iou
 from vision.read.train_counter import as_found, loosen, overrun
 from vision.smallnet import fit, photometric, predict
@@ -80,24 +81,6 @@ def build_model() -> Any:
     )  # fmt: skip
 
 
-_detector: Any = None
-
-
-def _found_boxes(image: np.ndarray) -> list[np.ndarray]:
-    global _detector
-    if _detector is None:  # once per worker process
-        from vision.detect.onnx_obb import OBBDetector
-        from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU
-
-        _detector = (
-            OBBDetector(DETECTOR, DETECTOR_SIZE, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU),
-            FACE_UP_CLASS,
-        )
-    detector, face_up = _detector
-    found = detector(image)
-    return list(found.corners[found.classes == face_up])
-
-
 def match_boxes(
     boxes: list[np.ndarray], tiles: list[np.ndarray], width: int, height: int
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -123,7 +106,7 @@ def scene_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]
     image, label = render(make_scene("hand", seed, FULL), SCENE_SIZE, FULL)
     face_up = [tile for tile in label["tiles"] if tile["pose"] == FACE_UP]
     tiles = [np.array(tile["corners"], np.float32) for tile in face_up]
-    boxes = _found_boxes(image)
+    boxes = found_face_up(image, PROPOSAL_CONFIDENCE)
     for tile, cut in zip(tiles, [tile["cut"] for tile in face_up], strict=True):
         seen = as_found(tile, *SCENE_SIZE) if cut else tile
         if seen is None:  # too little of it shows to be found
@@ -195,7 +178,7 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     for label, image in iter_images(pip_labelled()):
         tiles = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         height, width = image.shape[:2]
-        kept, targets = match_boxes(_found_boxes(image), tiles, width, height)
+        kept, targets = match_boxes(found_face_up(image, PROPOSAL_CONFIDENCE), tiles, width, height)
         crops.append(crop_boxes(image, kept))
         offsets += [corners_to_offsets(box, tile) for box, tile in zip(kept, targets, strict=True)]
     return np.concatenate(crops), np.array(offsets, np.float32)

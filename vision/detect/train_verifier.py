@@ -102,22 +102,19 @@ def hard_boxes(tiles: list[np.ndarray], rng: np.random.Generator, width: int, he
     return boxes
 
 
-_detector: Any = None
+_detectors: dict[float, Any] = {}
 
 
-def _proposals(image: np.ndarray) -> list[np.ndarray]:
-    global _detector
-    if _detector is None:  # once per worker process
-        from vision.detect.onnx_obb import OBBDetector
-        from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU
+def found_face_up(image: np.ndarray, confidence: float = TRAINING_PROPOSAL_CONFIDENCE) -> list[np.ndarray]:
+    """The bundled detector's face-up boxes down to ``confidence``, as the pipeline looks (loaded
+    once per worker process): what the small models after it learn from."""
+    from vision.detect.onnx_obb import OBBDetector
+    from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU
 
-        _detector = (
-            OBBDetector(DETECTOR, DETECTOR_SIZE, conf=TRAINING_PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU),
-            FACE_UP_CLASS,
-        )
-    detector, face_up = _detector
-    found = detector(image)
-    return list(found.corners[found.classes == face_up])
+    if confidence not in _detectors:
+        _detectors[confidence] = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=confidence, iou=PROPOSAL_NMS_IOU)
+    found = _detectors[confidence](image)
+    return list(found.corners[found.classes == FACE_UP_CLASS])
 
 
 def label_boxes(boxes: list[np.ndarray], tiles: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
@@ -137,7 +134,7 @@ def scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
     image, label = render(make_scene("hand", seed, FULL), SCENE_SIZE, FULL)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
     loosened = [loosen(quad, rng) for quad in tiles for _ in range(LOOSENED_COPIES)]
-    boxes = _proposals(image) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
+    boxes = found_face_up(image) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
     kept, labels = label_boxes(boxes, tiles)
     return crop_boxes(image, kept), np.array(labels, np.int64)
 
@@ -193,7 +190,7 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     crops, labels = [], []
     for label, image in iter_images(pip_labelled()):
         tiles = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
-        kept, said = label_boxes(_proposals(image), tiles)
+        kept, said = label_boxes(found_face_up(image), tiles)
         crops.append(crop_boxes(image, kept))
         labels += said
     return np.concatenate(crops), np.array(labels, np.int64)
