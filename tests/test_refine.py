@@ -67,8 +67,8 @@ def test_a_box_as_long_as_it_is_wide_stays_square_in_its_crop():
 
 def test_boxes_learn_the_tile_they_overlap_and_a_cut_tiles_box_learns_the_whole_tile():
     inside = TILE + np.float32([100, 100])
-    cut = TILE - np.float32([70, 0])  # 20 px of its 80 beyond the left edge
-    shown = np.array([[0, 120], [0, 80], [60, 80], [60, 120]], np.float32)
+    cut = TILE - np.float32([100, 0])  # 50 px of its 80 beyond the left edge: IoU 0.375 with what shows
+    shown = np.array([[0, 120], [0, 80], [30, 80], [30, 120]], np.float32)
     stray = TILE + np.float32([300, 300])
     kept, targets = match_boxes([inside + 3, shown, stray], [inside, cut], 640, 480)
     assert len(kept) == 2 and targets[0] is inside and targets[1] is cut
