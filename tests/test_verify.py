@@ -207,3 +207,13 @@ def test_photometric_augmentation_keeps_shape_and_range_and_follows_its_seed():
     again = photometric(batch.clone(), torch.Generator().manual_seed(3))
     assert first.shape == batch.shape and float(first.min()) >= 0 and float(first.max()) <= 1
     assert torch.equal(first, again) and not torch.allclose(first, batch, atol=0.01)
+
+
+def test_the_held_out_tenth_is_seeded_and_apart_from_what_is_trained_on():
+    from vision.smallnet import held_out
+
+    held, used = held_out(57, seed=3)
+    assert len(held) == 5 and sorted([*held, *used]) == list(range(57))
+    again, _ = held_out(57, seed=3)
+    other, _ = held_out(57, seed=4)
+    assert list(again) == list(held) and list(other) != list(held)

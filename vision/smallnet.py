@@ -33,6 +33,13 @@ def small_cnn(widths: Sequence[int], outputs: int) -> Any:
     )
 
 
+def held_out(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded shuffle of ``count`` examples split into a tenth held out for measuring and the rest
+    to train on: ``(held, used)`` indices."""
+    order = np.random.default_rng(seed).permutation(count)
+    return order[: count // 10], order[count // 10 :]
+
+
 def as_batch(images_uint8: np.ndarray) -> Any:
     """``(n, H, W, 3)`` uint8 images as the ``(n, 3, H, W)`` float 0-1 tensor the networks take."""
     import torch

@@ -31,7 +31,7 @@ from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_b
 from vision.detect.train_verifier import found_face_up
 from vision.eval.metrics import polygon_iou
 from vision.read.train_counter import as_found, loosen, overrun
-from vision.smallnet import fit, photometric, predict
+from vision.smallnet import fit, held_out, photometric, predict
 from vision.synth.scene import FULL, make_scene, render
 
 SCENE_SIZE = (1280, 960)
@@ -194,8 +194,7 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe) -> dict[str, Any]:
     start = time.perf_counter()
     digest = hashlib.sha256(DETECTOR.read_bytes()).hexdigest()[:16]
     crops, offsets = synthetic_boxes(recipe)
-    order = np.random.default_rng(recipe.seed).permutation(len(crops))
-    held, used = order[: len(order) // 10], order[len(order) // 10 :]
+    held, used = held_out(len(crops), recipe.seed)
     model = train(crops[used], offsets[used], recipe)
     export_onnx(model, out_dir / "model.onnx")
     seconds = time.perf_counter() - start

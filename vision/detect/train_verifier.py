@@ -33,7 +33,7 @@ from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
 from vision.read.train_counter import loosen
-from vision.smallnet import fit, flips, photometric, predict, small_cnn
+from vision.smallnet import fit, flips, held_out, photometric, predict, small_cnn
 from vision.synth.scene import FULL, make_scene, render
 
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
@@ -211,9 +211,7 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe) -> dict[str, Any]:
 
     start = time.perf_counter()
     crops, labels = synthetic_boxes(recipe.scenes, recipe.seed)
-    rng = np.random.default_rng(recipe.seed)
-    order = rng.permutation(len(crops))
-    held, used = order[: len(order) // 10], order[len(order) // 10 :]
+    held, used = held_out(len(crops), recipe.seed)
     model = train(crops[used], labels[used], recipe)
     export_onnx(model, out_dir / "model.onnx")
     seconds = time.perf_counter() - start

@@ -26,7 +26,7 @@ from vision.eval.metrics import polygon_iou
 from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
-from vision.smallnet import fit, flips, predict, small_cnn
+from vision.smallnet import fit, flips, held_out, predict, small_cnn
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 MIN_SHORT_SIDE_PX = 14
@@ -203,10 +203,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe) -> dict[str, Any]:
             recipe.high_scenes, recipe.seed + HIGH_SEED_OFFSET, high, recipe.cut_tiles, recipe.overshoot
         )
         halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
-    rng = np.random.default_rng(recipe.seed)
-    order = rng.permutation(len(halves))
-    held = order[: len(order) // 10]
-    model = train(halves[order[len(order) // 10 :]], counts[order[len(order) // 10 :]], recipe)
+    held, used = held_out(len(halves), recipe.seed)
+    model = train(halves[used], counts[used], recipe)
     export_onnx(model, out_dir / "model.onnx")
     seconds = time.perf_counter() - start
     right = int((predict(model, halves[held]).argmax(1) == counts[held]).sum())
