@@ -46,18 +46,25 @@ def box_in_crop(corners: np.ndarray) -> np.ndarray:
     return np.array([[left, bottom], [left, top], [right, top], [right, bottom]], np.float32)
 
 
-def to_crop(corners: np.ndarray) -> np.ndarray:
-    """The homography from the photo to a box's crop."""
-    return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), box_in_crop(corners))
+def framing(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where a box's corners land in its crop (``box_in_crop``) and the homography from the photo
+    there: what cutting the crop and reading the answer back both need, worked out once."""
+    placed = box_in_crop(corners)
+    return placed, cv2.getPerspectiveTransform(np.asarray(corners, np.float32), placed)
+
+
+def crop_framed(image_bgr: np.ndarray, to_crop: np.ndarray) -> np.ndarray:
+    """The crop a box's homography ``to_crop`` makes, the photo's outside grey."""
+    height, width = CROP_SHAPE
+    return cv2.warpPerspective(
+        image_bgr, to_crop, (width, height), flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_CONSTANT, borderValue=(OUTSIDE_GREY,) * 3,
+    )  # fmt: skip
 
 
 def crop_box(image_bgr: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The box rectified (``box_in_crop``) with its surroundings, the photo's outside grey."""
-    height, width = CROP_SHAPE
-    return cv2.warpPerspective(
-        image_bgr, to_crop(corners), (width, height), flags=cv2.INTER_AREA,
-        borderMode=cv2.BORDER_CONSTANT, borderValue=(OUTSIDE_GREY,) * 3,
-    )  # fmt: skip
+    return crop_framed(image_bgr, framing(corners)[1])
 
 
 def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
@@ -66,20 +73,24 @@ def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarr
     return np.stack(crops) if crops else np.zeros((0, *CROP_SHAPE, 3), np.uint8)
 
 
+def framed_to_corners(placed: np.ndarray, to_crop: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``offsets_to_corners`` for a box already framed (``framing``)."""
+    in_crop = placed + np.asarray(offsets, np.float32).reshape(4, 2) * LONG_PX
+    return cv2.perspectiveTransform(in_crop[None].astype(np.float64), np.linalg.inv(to_crop))[0].astype(np.float32)
+
+
 def offsets_to_corners(box: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The tile's corners in the photo from what the refiner says: each of the box's corners moved
     by ``offsets`` ``(4, 2)`` in its crop, in units of LONG_PX (the box's own corners, order kept)."""
-    in_crop = box_in_crop(box) + np.asarray(offsets, np.float32).reshape(4, 2) * LONG_PX
-    back = np.linalg.inv(to_crop(box))
-    return cv2.perspectiveTransform(in_crop[None].astype(np.float64), back)[0].astype(np.float32)
+    return framed_to_corners(*framing(box), offsets)
 
 
 def corners_to_offsets(box: np.ndarray, tile: np.ndarray) -> np.ndarray:
     """What the refiner learns for ``box`` over a tile with ``tile`` corners (in any order): the
     tile's corners in the box's crop, taken in the order that lies nearest the box's corners,
     less the box's own, in units of LONG_PX (``(8,)``)."""
-    in_crop = cv2.perspectiveTransform(np.asarray(tile, np.float64)[None], to_crop(box))[0]
-    own = box_in_crop(box)
+    own, to_crop = framing(box)
+    in_crop = cv2.perspectiveTransform(np.asarray(tile, np.float64)[None], to_crop)[0]
     orders = [np.roll(np.arange(4), turn) for turn in range(4)]
     orders += [order[::-1] for order in orders]
     best = min(orders, key=lambda order: float(((in_crop[order] - own) ** 2).sum()))
@@ -101,5 +112,8 @@ class BoxRefiner:
         return said.reshape(len(crops), 8)
 
     def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.ndarray]:
-        said = self.offsets(crop_boxes(image_bgr, corners))
-        return [offsets_to_corners(box, offsets) for box, offsets in zip(corners, said, strict=True)]
+        if len(corners) == 0:
+            return []
+        frames = [framing(box) for box in corners]  # each box's crop placement, once: to cut and to read back
+        said = self.offsets(np.stack([crop_framed(image_bgr, to_crop) for _, to_crop in frames]))
+        return [framed_to_corners(*frame, offsets) for frame, offsets in zip(frames, said, strict=True)]
