@@ -129,3 +129,24 @@ def test_a_detector_exported_at_a_fixed_size_runs_at_that_size(tmp_path):
     fixed = OBBDetector(tmp_path / "model.onnx", 416)
     assert not fixed.dynamic and fixed.imgsz == 320
     assert len(fixed(np.zeros((480, 640, 3), np.uint8)).scores) == 0
+
+
+def test_a_dim_photo_is_read_brightened(photo, monkeypatch):
+    """The pipeline looks for tiles in the brightened photo, and only when asked to brighten."""
+    from vision.exposure import LEVEL, highlights
+    from vision.pipeline import HandScorer
+
+    path, _ = photo
+    dim = (cv2.imread(str(path)) * 0.4).astype(np.uint8)
+    seen: list[int] = []
+    for brighten in (True, False):
+        scorer = HandScorer(brighten=brighten)
+        look = scorer.find_tiles
+
+        def find_tiles(image, look=look):
+            seen.append(highlights(image))
+            return look(image)
+
+        monkeypatch.setattr(scorer, "find_tiles", find_tiles)
+        scorer(dim)
+    assert abs(seen[0] - LEVEL) <= 2 and seen[1] == highlights(dim) < LEVEL - 50

@@ -1,5 +1,5 @@
-"""A hand photo in, its tiles and total out: the detector, the tile verifier, the box refiner,
-then the pip reader.
+"""A hand photo in, its tiles and total out: a dim photo brightened, then the detector, the tile
+verifier, the box refiner and the pip reader.
 
 Only face-up tiles count (the detector also knows face-down and standing ones); a
 tile partly outside the frame is flagged ``cut``; a tile the reader is unsure of is
@@ -19,6 +19,7 @@ from vision.detect.onnx_obb import Detections, OBBDetector, only_sure_and_large
 from vision.detect.refine import BoxRefiner
 from vision.detect.verify import TileVerifier, Weighing, choose_verified
 from vision.eval.metrics import PredictedTile, Prediction
+from vision.exposure import brightened
 from vision.read.pip_reader import PipReader
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -92,10 +93,11 @@ class HandScorer:
         detector_size: int = DETECTOR_SIZE,
         second_look: SecondLook | None = SECOND_LOOK,
         refiner: Path | None = REFINER,
+        brighten: bool = True,
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
         never a second look at photos with few tiles; ``refiner=None``: the pips read from the
-        boxes as kept."""
+        boxes as kept; ``brighten=False``: dim photos read as they are."""
         if verifier is None:
             self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
             self.verifier = None
@@ -106,6 +108,7 @@ class HandScorer:
         self.refiner = None if refiner is None else BoxRefiner(refiner)
         self.highest = highest
         self.second_look = second_look if self.detector.dynamic else None  # a fixed-size export sees one size
+        self.brighten = brighten
 
     def find_tiles(self, image_bgr: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         """The face-up tiles' corners and scores, best first."""
@@ -137,6 +140,8 @@ class HandScorer:
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Prediction:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
+        if self.brighten:
+            image_bgr = brightened(image_bgr)
         corners, scores = self.find_tiles(image_bgr)
         if self.refiner is not None:
             corners = self.refiner(image_bgr, corners)
@@ -165,6 +170,7 @@ class PipsOnTrueCorners:
 
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Prediction:
         start = time.perf_counter()
+        image_bgr = brightened(image_bgr)  # as the whole pipeline reads it
         corners = [tile.corners for tile in label.tiles]
         readings = self.reader.read(image_bgr, corners, self.highest)
         tiles = tuple(

@@ -1,0 +1,49 @@
+"""Dim photos brightened before they are read.
+
+The models learnt from synthetic scenes, and read real photos taken in dim light worse than
+the same photos well exposed (benchmarks/real_variants.py: the labelled real photos darkened
+lost tiles and read pips of dim colours as none). A photo whose brightest parts are dim is
+scaled up until they are not: the tiles' faces are then about as bright as in the photos the
+models read well. A photo already bright enough is left as it is (and costs a millisecond).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+BRIGHT_SHARE = 0.01
+"""The brightest share of the photo's pixels, in their brightest channel, stands for its highlights
+(tile faces, white pips, cloth); a smaller share would be set by glare spots alone."""
+LEVEL = 200
+"""Highlights dimmer than this (of 255) are brought up to it. Every labelled real photo as taken has
+them at 128 or more, at 200 or more but four; the real photos darkened read best brought up to 200-210
+(benchmarks/real_variants.py's ``dim``), the synthetic validation hands lose one total in 400 at
+150-210 and four at 235."""
+MOST_GAIN = 3.0
+"""No more than this: a photo of a dark table with dark tiles has little bright to bring up, and
+noise would only grow."""
+SAMPLES_ALONG = 320
+"""The highlights are judged on the photo shrunk to about this many pixels along its longer side
+(nearest pixels: a fraction of a millisecond even for 12 megapixels)."""
+
+
+def highlights(image_bgr: np.ndarray) -> int:
+    """How bright the photo's highlights are: the level (0-255) its brightest BRIGHT_SHARE reaches."""
+    height, width = image_bgr.shape[:2]
+    scale = min(1.0, SAMPLES_ALONG / max(height, width))
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    sample = cv2.resize(image_bgr, size, interpolation=cv2.INTER_NEAREST)
+    brightest = cv2.max(cv2.max(sample[:, :, 0], sample[:, :, 1]), sample[:, :, 2])
+    counts = cv2.calcHist([brightest], [0], None, [256], [0, 256]).ravel()
+    return int(np.searchsorted(np.cumsum(counts), (1 - BRIGHT_SHARE) * brightest.size))
+
+
+def brightened(image_bgr: np.ndarray) -> np.ndarray:
+    """The photo with its highlights brought up to LEVEL if they are dimmer (the same array if not)."""
+    level = highlights(image_bgr)
+    if level >= LEVEL:
+        return image_bgr
+    gain = min(LEVEL / max(level, 1.0), MOST_GAIN)
+    table = np.clip(np.arange(256) * gain + 0.5, 0, 255).astype(np.uint8)
+    return cv2.LUT(image_bgr, table)
