@@ -9,7 +9,10 @@ beside the repository, real phone photos as they were taken (their JPEG is what 
 costs in use; a synthetic render decodes faster), one scaled down to 1600x1200, and a
 close-up of one tile.
 Issue 4's budget: the whole time at most 1.5x (decode + the detector's forward pass),
-and peak memory under 600 MB. Writes ``benchmarks/results/score.json``.
+and peak memory under 600 MB. The detector's forward pass is timed on its own after each run
+(``detector_forward``), and every pass the pipeline made in the run is timed too
+(``forward_passes``: a close-up is looked at twice, a slanted photo again square-on); the
+ratio is given both ways. Writes ``benchmarks/results/score.json``.
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ REAL_PHOTOS = [
     ("yeshdev1__domino_helper/IMG_7376.JPG", (4032, 3024)),
     ("Guix266__robot-dominoes-CSIE5047-NTU-TW/S__39747614.jpg", (1774, 2364)),
     ("jesperes__mexican/mxt.core/src/test/resources/IMG_0648.JPG", (713, 951)),
+    ("slanted:Guix266__robot-dominoes-CSIE5047-NTU-TW/IMG_6205.jpg", (2366, 2900)),
 ]
-"""Real hands of 12-14 tiles at their own sizes, the first also scaled to 1600x1200, and a close-up
-of one tile (a photo with few tiles found is looked at twice: vision.pipeline.SECOND_LOOK)."""
+"""Real hands of 12-14 tiles at their own sizes, the first also scaled to 1600x1200, a close-up
+of one tile (a photo with few tiles found is looked at twice: vision.pipeline.SECOND_LOOK), and
+the first as if taken 40 degrees further tipped (benchmarks/real_variants.py; found again in the
+photo redrawn square-on: vision.pipeline.SLANT)."""
 
 CHILD = """
 import json, resource, statistics, sys, tempfile, time
@@ -50,21 +56,38 @@ if source == "synthetic":
     image, label = render(make_scene("hand", seed), (width, height))
     if image.shape[1] != width:  # the renderer turned the camera to portrait: turn the photo, never stretch it
         image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+elif source.startswith("slanted:"):
+    from benchmarks.real_variants import slanted
+    image = slanted(40)(read_photo(Path(source.removeprefix("slanted:"))))[0]
 else:
     image = read_photo(Path(source))
-if image.shape[:2] == (height, width) and source != "synthetic":
+if image.shape[:2] == (height, width) and source != "synthetic" and not source.startswith("slanted:"):
     path = Path(source)  # the phone's own JPEG
 else:
     image = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA) if image.shape[1] != width else image
     path = Path(tempfile.mkdtemp()) / "photo.jpg"
     cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+class Timed:  # the detector's session, timing every forward pass the pipeline makes
+    def __init__(self, session):
+        self.session, self.spent, self.calls = session, 0.0, 0
+    def run(self, *args, **kwargs):
+        begun = time.perf_counter()
+        result = self.session.run(*args, **kwargs)
+        self.spent, self.calls = self.spent + time.perf_counter() - begun, self.calls + 1
+        return result
+    def __getattr__(self, name):
+        return getattr(self.session, name)
 scorer = HandScorer()
-stages = {"decode": [], "detect": [], "detector_forward": [], "pips": [], "total": []}
+timed = scorer.detector.session = Timed(scorer.detector.session)
+stages = {"decode": [], "detect": [], "detector_forward": [], "forward_passes": [], "pips": [], "total": []}
 for _ in range(repeats):
     start = time.perf_counter()
     photo = read_photo(path)
     decoded = time.perf_counter()
+    timed.spent, timed.calls = 0.0, 0
     prediction = scorer(photo)
+    stages["forward_passes"].append(timed.spent * 1000)
+    passes = timed.calls
     stages["decode"].append((decoded - start) * 1000)
     stages["detect"].append(prediction.timings_ms["detect"])
     stages["pips"].append(prediction.timings_ms["pips"])
@@ -77,7 +100,7 @@ for _ in range(repeats):
 median = {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 row = {
-    "photo": source, "size": [width, height], "tiles": len(prediction.tiles),
+    "photo": source, "size": [width, height], "tiles": len(prediction.tiles), "passes": passes,
     "median_ms": median, "peak_mb": round(peak_mb),
 }
 print(json.dumps(row))
@@ -92,16 +115,22 @@ def main() -> None:
     photos = [("synthetic", size) for size in SIZES]
     root = real_root()
     if root is not None:
-        photos += [(str(root / name), size) for name, size in REAL_PHOTOS if (root / name).exists()]
+        for name, size in REAL_PHOTOS:
+            kind, _, file = name.rpartition(":")
+            if (root / file).exists():
+                photos.append((kind + ":" * bool(kind) + str(root / file), size))
     rows = []
     for source, (width, height) in photos:
         run = [sys.executable, "-c", CHILD, str(width), str(height), str(args.repeats), source]
         output = subprocess.run(run, capture_output=True, text=True, check=True).stdout
         row = json.loads(output.strip().splitlines()[-1])
-        row["photo"] = "synthetic" if source == "synthetic" else str(Path(source).relative_to(root))
+        kind, _, name = source.rpartition(":")
+        if source != "synthetic":
+            row["photo"] = kind + ":" * bool(kind) + str(Path(name).relative_to(root))
         median = row["median_ms"]
         unavoidable = median["decode"] + median["detector_forward"]
         row["ratio_to_decode_plus_forward"] = round(median["total"] / unavoidable, 2)
+        row["ratio_counting_every_pass"] = round(median["total"] / (median["decode"] + median["forward_passes"]), 2)
         rows.append(row)
         print(json.dumps(row), flush=True)
     results = {
@@ -111,6 +140,9 @@ def main() -> None:
         "rows": rows,
         "goal": "total <= 1.5 x (decode + detector forward); peak memory < 600 MB",
         "goal_met": all(row["ratio_to_decode_plus_forward"] <= 1.5 and row["peak_mb"] < 600 for row in rows),
+        "goal_met_counting_every_pass": all(
+            row["ratio_counting_every_pass"] <= 1.5 and row["peak_mb"] < 600 for row in rows
+        ),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")

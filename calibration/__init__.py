@@ -1,4 +1,5 @@
 """Camera intrinsics, table-plane homography, seat map and set palette (numpy + OpenCV).
 
-Nothing is here yet; knows nothing of game rules.
+So far the table's plane as the tiles found on it show it (``table_plane``); knows nothing of
+game rules or of the models.
 """

@@ -150,3 +150,31 @@ def test_a_dim_photo_is_read_brightened(photo, monkeypatch):
         monkeypatch.setattr(scorer, "find_tiles", find_tiles)
         scorer(dim)
     assert abs(seen[0] - LEVEL) <= 2 and seen[1] == highlights(dim) < LEVEL - 50
+
+
+def test_a_slanted_photo_is_looked_at_again_square_on(monkeypatch):
+    """A hand of 15 face-up tiles photographed 40 degrees further tipped: the tiles are found again
+    in the photo redrawn square-on, and come back in the photo's own pixels."""
+    from benchmarks.real_variants import slanted
+    from vision.eval.metrics import match_tiles
+    from vision.pipeline import HandScorer
+
+    image, label = render(make_scene("hand", 830))  # the score benchmark's hand: 15 face-up tiles
+    tipped, matrix = slanted(-40)(image)  # against the render's own tilt, so the slant adds up
+    truth = [
+        cv2.perspectiveTransform(np.array(t["corners"], np.float64)[None], matrix)[0]
+        for t in label["tiles"]
+        if t["pose"] == "face_up" and not t["cut"]
+    ]
+    scorer = HandScorer()
+    looked_at: list[tuple[int, ...]] = []
+    look = scorer.find_tiles
+
+    def find_tiles(image):
+        looked_at.append(image.shape)
+        return look(image)
+
+    monkeypatch.setattr(scorer, "find_tiles", find_tiles)
+    found = scorer(tipped)
+    assert len(looked_at) == 2 and looked_at[1] != tipped.shape
+    assert len(match_tiles(truth, [t.corners for t in found.tiles])) >= 0.9 * len(truth)

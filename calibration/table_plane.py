@@ -1,0 +1,159 @@
+"""The table's plane, from the tiles found on it: how slanted the photo is, and the photo seen square-on.
+
+Every tile's top face is the same 2:1 rectangle lying on one plane, so the tiles found tell how
+the camera looked at the table. A photo taken at a slant shows near tiles larger than far ones,
+and tiles as trapezoids; the detector learnt tilts up to 45 degrees from synthetic scenes, but
+real photos tipped further lose tiles and gain wrong boxes (``benchmarks/real_variants.py``).
+Such a photo is redrawn as if seen from straight above (``square_on``); the pipeline finds the
+tiles again there and takes their boxes back to the photo.
+
+The plane is fitted by a homography that makes every found tile as near a 2:1 rectangle as it
+can: a projective part (the table's horizon, two numbers) and an affine part up to a similarity
+(two more). Tiles the fit cannot make rectangles (a box over two halves, a standing tile) are
+dropped once and the fit made again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+LEAST_TILES = 3
+"""Fewer tiles tell too little about the plane (each gives four right angles and a ratio)."""
+LONGEST_VIEW = 1600
+"""The redrawn view's longer side at most: the detector sees it at 448 px and the verifier's crops
+are 64 px long, so a phone photo's full resolution would only cost warping time and memory (the
+boxes found are refined in the photo itself)."""
+STEPS = 30
+"""Levenberg-Marquardt steps at most; the fit usually settles in under ten."""
+
+
+@dataclass(frozen=True)
+class TablePlane:
+    to_plane: np.ndarray
+    """``(3, 3)``: photo pixels to the table's plane (in units of the tiles' spread, up to a similarity)."""
+    slant: float
+    """How much larger the nearest tile looks than the farthest (on the plane they are alike): 1.0
+    for a photo taken square-on."""
+
+
+def size_spread(corners: Sequence[np.ndarray]) -> float:
+    """The largest over the smallest tile's size in the photo (the square root of its area): a
+    photo's slant as its tiles show it before any fit. Fitting the plane only makes that robust to
+    a wrong box, so a photo whose spread is small is not slanted more (and needs no fit)."""
+    sizes = [np.sqrt(abs(cv2.contourArea(np.asarray(quad, np.float32)))) for quad in corners]
+    return float(max(sizes) / max(min(sizes), 1e-12)) if sizes else 1.0
+
+
+def table_plane(corners: Sequence[np.ndarray]) -> TablePlane | None:
+    """The plane the tiles lie on, from their ``(4, 2)`` corners in the photo; None for too few tiles."""
+    if len(corners) < LEAST_TILES:
+        return None
+    quads = np.asarray(corners, np.float64)
+    centre = quads.reshape(-1, 2).mean(axis=0)
+    spread = float(quads.reshape(-1, 2).std()) or 1.0
+    normalised = (quads - centre) / spread
+    shape = _fit(normalised)
+    misfit = np.linalg.norm(_residuals(shape[None], normalised)[0], axis=1)
+    fitting = misfit <= max(3 * float(np.median(misfit)), 0.05)
+    if LEAST_TILES <= fitting.sum() < len(quads):
+        shape = _fit(normalised[fitting])
+    normalise = np.array([[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]])
+    to_plane = _homography(shape) @ normalise
+    return TablePlane(to_plane, _slant(to_plane, quads[fitting]))
+
+
+def square_on(
+    image_bgr: np.ndarray, plane: TablePlane, corners: Sequence[np.ndarray], longest: int = LONGEST_VIEW
+) -> tuple[np.ndarray, np.ndarray]:
+    """The photo redrawn on the table's plane, round the tiles found with a tile's length to spare,
+    tiles as many pixels long as the photo's median tile, the view's longer side at most ``longest``
+    pixels; and the ``(3, 3)`` matrix taking photo pixels to it. Beyond the photo: its border's colour."""
+    on_plane = [_through(plane.to_plane, quad) for quad in corners]
+    length_on_plane = float(np.median([_long_side(quad) for quad in on_plane]))
+    length_in_photo = float(np.median([_long_side(np.asarray(quad, np.float64)) for quad in corners]))
+    points = np.concatenate(on_plane)
+    low, high = points.min(axis=0) - length_on_plane, points.max(axis=0) + length_on_plane
+    pixels = min(length_in_photo / length_on_plane, longest / float((high - low).max()))
+    place = np.array([[pixels, 0, -low[0] * pixels], [0, pixels, -low[1] * pixels], [0, 0, 1]])
+    matrix = place @ plane.to_plane
+    size = np.ceil((high - low) * pixels).astype(int)
+    border = np.concatenate([image_bgr[0], image_bgr[-1], image_bgr[:, 0], image_bgr[:, -1]])
+    colour = tuple(int(value) for value in np.median(border, axis=0))
+    view = cv2.warpPerspective(image_bgr, matrix, (int(size[0]), int(size[1])), borderValue=colour)
+    return view, matrix
+
+
+def back_to_photo(matrix: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Corners found in ``square_on``'s view, in the photo's pixels."""
+    inverse = np.linalg.inv(matrix)
+    return [_through(inverse, quad).astype(np.float32) for quad in corners]
+
+
+def _through(matrix: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    mapped: np.ndarray = cv2.perspectiveTransform(np.asarray(quad, np.float64)[None], matrix)[0]
+    return mapped
+
+
+def _long_side(quad: np.ndarray) -> float:
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
+def _homography(shape: np.ndarray) -> np.ndarray:
+    horizon_x, horizon_y, stretch, shear = shape
+    affine = np.array([[stretch, shear, 0], [0, 1, 0], [0, 0, 1]])
+    projective = np.array([[1, 0, 0], [0, 1, 0], [horizon_x, horizon_y, 1]])
+    matrix: np.ndarray = affine @ projective
+    return matrix
+
+
+def _residuals(shapes: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """``(k, n, 5)`` for ``k`` shapes at once: each tile's four corner cosines and its log ratio's
+    distance from 2:1 (both 0 for a 2:1 rectangle)."""
+    horizon_x, horizon_y, stretch, shear = (shapes[:, i, None, None] for i in range(4))
+    w = 1 + horizon_x * quads[None, ..., 0] + horizon_y * quads[None, ..., 1]
+    x, y = quads[None, ..., 0] / w, quads[None, ..., 1] / w
+    points = np.stack([stretch * x + shear * y, y], axis=-1)
+    edges = np.roll(points, -1, axis=2) - points
+    lengths = np.linalg.norm(edges, axis=3) + 1e-12
+    directions = edges / lengths[..., None]
+    cosines = (directions * np.roll(directions, 1, axis=2)).sum(axis=3)
+    across, along = lengths[..., 0] + lengths[..., 2], lengths[..., 1] + lengths[..., 3]
+    ratio = np.abs(np.log(along / across)) - np.log(2)
+    return np.concatenate([cosines, ratio[..., None]], axis=2)
+
+
+def _fit(quads: np.ndarray) -> np.ndarray:
+    """Levenberg-Marquardt over the four numbers, from a square-on start; the Jacobian by finite
+    differences, all four in one batch."""
+    shape = np.array([0.0, 0.0, 1.0, 0.0])
+    damping, nudge = 1e-2, 1e-6
+    error = _residuals(shape[None], quads).ravel()
+    for _ in range(STEPS):
+        nudged = _residuals(shape + nudge * np.eye(4), quads).reshape(4, -1)
+        jacobian = ((nudged - error) / nudge).T
+        normal = jacobian.T @ jacobian
+        step = -np.linalg.solve(normal + damping * np.diag(np.diag(normal) + 1e-12), jacobian.T @ error)
+        trial = _residuals((shape + step)[None], quads).ravel()
+        if trial @ trial < error @ error:
+            settled = error @ error - trial @ trial < 1e-10 * (1 + error @ error)
+            shape, error, damping = shape + step, trial, damping / 3
+            if settled:
+                break
+        else:
+            damping *= 5
+    return shape
+
+
+def _slant(to_plane: np.ndarray, quads: np.ndarray) -> float:
+    """The largest over the smallest of the tiles' sizes in the photo relative to their size on the plane."""
+    scales = []
+    for quad in quads:
+        in_photo = abs(cv2.contourArea(quad.astype(np.float32)))
+        on_plane = abs(cv2.contourArea(_through(to_plane, quad).astype(np.float32)))
+        scales.append(np.sqrt(in_photo / max(on_plane, 1e-12)))
+    return float(max(scales) / max(min(scales), 1e-12))

@@ -1,0 +1,105 @@
+"""calibration.table_plane: the table's plane from tiles seen at a slant, and the photo redrawn square-on."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table_plane import back_to_photo, size_spread, square_on, table_plane
+
+TILE = np.array([[-1, -0.5], [-1, 0.5], [1, 0.5], [1, -0.5]]) * 40.0
+"""A tile's top face on the table, 80 x 40 units, corners[0..1] a short edge."""
+
+
+def tiles_on_table(count: int = 12, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    tiles = []
+    for _ in range(count):
+        angle = rng.uniform(0, np.pi)
+        turn = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+        tiles.append(TILE @ turn + rng.uniform(-300, 300, 2))
+    return tiles
+
+
+def camera(tilt_degrees: float) -> np.ndarray:
+    """Table units to the pixels of a 1600x1200 photo taken 1000 units above, tipped back."""
+    tilt = np.radians(tilt_degrees)
+    turn = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    lens = np.array([[1600, 0, 800], [0, 1600, 600], [0, 0, 1.0]])
+    matrix = lens @ turn @ np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1000.0]])
+    middle = matrix @ [0, 0, 1]
+    shift = np.array([[1, 0, 800 - middle[0] / middle[2]], [0, 1, 600 - middle[1] / middle[2]], [0, 0, 1]])
+    return shift @ matrix  # the table's middle in the photo's middle
+
+
+def photographed(tiles: list[np.ndarray], matrix: np.ndarray, noise: float = 0.5, seed: int = 1) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [cv2.perspectiveTransform(t[None], matrix)[0] + rng.normal(0, noise, (4, 2)) for t in tiles]
+
+
+def rectangle_ratios(corners: list[np.ndarray], matrix: np.ndarray) -> np.ndarray:
+    ratios = []
+    for quad in corners:
+        on = cv2.perspectiveTransform(np.asarray(quad, np.float64)[None], matrix)[0]
+        sides = np.linalg.norm(np.roll(on, -1, axis=0) - on, axis=1)
+        ratios.append(max(sides[0] + sides[2], sides[1] + sides[3]) / min(sides[0] + sides[2], sides[1] + sides[3]))
+    return np.array(ratios)
+
+
+def test_a_photo_taken_square_on_has_no_slant():
+    corners = photographed(tiles_on_table(), camera(0))
+    plane = table_plane(corners)
+    assert plane is not None and plane.slant < 1.05
+    assert size_spread(corners) < 1.05
+
+
+@pytest.mark.parametrize("tilt", [20, 40])
+def test_a_slanted_photo_gets_its_slant_and_its_tiles_back_as_rectangles(tilt):
+    corners = photographed(tiles_on_table(), camera(tilt))
+    plane = table_plane(corners)
+    assert plane is not None
+    assert plane.slant == pytest.approx(size_spread(corners), rel=0.05)  # alike on the table
+    assert plane.slant > {20: 1.2, 40: 1.6}[tilt]
+    assert np.all(np.abs(rectangle_ratios(corners, plane.to_plane) - 2) < 0.06)
+
+
+def test_a_wrong_box_does_not_bend_the_plane():
+    tiles = tiles_on_table()
+    tiles[3] = np.array([[-20, -20], [-20, 20], [20, 20], [20, -20]], float) + tiles[3].mean(axis=0)  # one half
+    corners = photographed(tiles, camera(30))
+    plane = table_plane(corners)
+    assert plane is not None
+    good = [quad for i, quad in enumerate(corners) if i != 3]
+    assert np.all(np.abs(rectangle_ratios(good, plane.to_plane) - 2) < 0.08)
+
+
+def test_too_few_tiles_tell_no_plane():
+    assert table_plane(photographed(tiles_on_table(2), camera(30))) is None
+
+
+def test_square_on_draws_the_tiles_as_alike_rectangles_and_finds_the_way_back():
+    tiles = tiles_on_table(8)
+    to_photo = camera(35)
+    table = np.full((800, 800, 3), 60, np.uint8)
+    shift = np.array([[1, 0, 400], [0, 1, 400], [0, 0, 1.0]])  # table units to the table image's pixels
+    for tile in tiles:
+        cv2.fillConvexPoly(table, (tile + 400).round().astype(np.int32), (230, 230, 230))
+    photo = cv2.warpPerspective(table, to_photo @ np.linalg.inv(shift), (1600, 1200), borderValue=(60, 60, 60))
+    corners = photographed(tiles, to_photo, noise=0.0)
+    corners = [quad for quad in corners if quad.min() > 0 and (quad < [1600, 1200]).all()]
+    assert len(corners) >= 5
+    plane = table_plane(corners)
+    assert plane is not None
+    view, matrix = square_on(photo, plane, corners)
+    in_view = [cv2.perspectiveTransform(q[None], matrix)[0] for q in corners]
+    lengths = [np.linalg.norm(q[1] - q[2]) for q in in_view]
+    assert max(lengths) / min(lengths) < 1.05  # near and far tiles now alike
+    for quad in in_view:
+        x, y = quad.mean(axis=0).round().astype(int)
+        assert view[y, x].min() > 200  # the tile is drawn where its corners say
+    back = back_to_photo(matrix, in_view)
+    assert np.allclose(np.array(back), np.array(corners), atol=1e-3)
+    assert max(view.shape[:2]) <= 1601
+    small, _ = square_on(photo, plane, corners, longest=400)
+    assert max(small.shape[:2]) <= 401
