@@ -29,6 +29,12 @@ are 64 px long, so a phone photo's full resolution would only cost warping time 
 boxes found are refined in the photo itself)."""
 STEPS = 30
 """Levenberg-Marquardt steps at most; the fit usually settles in under ten."""
+SETTLED = 1e-6
+"""A step that takes less than this share off the squared error ends the fit."""
+_NUDGE = 1e-6
+"""Each number's nudge for the finite-difference Jacobian."""
+_SQUARE_ON = np.array([0.0, 0.0, 1.0, 0.0])
+"""The shape (horizon x, horizon y, stretch, shear) of a plane seen square-on."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,10 @@ class TablePlane:
     slant: float
     """How much larger the nearest tile looks than the farthest (on the plane they are alike): 1.0
     for a photo taken square-on."""
+
+
+AS_SEEN = TablePlane(np.eye(3), 1.0)
+"""The photo taken as the table's plane (square-on): what a fit starts from."""
 
 
 def size_spread(corners: Sequence[np.ndarray]) -> float:
@@ -56,14 +66,24 @@ def table_plane(corners: Sequence[np.ndarray]) -> TablePlane | None:
     centre = quads.reshape(-1, 2).mean(axis=0)
     spread = float(quads.reshape(-1, 2).std()) or 1.0
     normalised = (quads - centre) / spread
-    shape = _fit(normalised)
+    shape = _fit(normalised, _SQUARE_ON)
     misfit = np.linalg.norm(_residuals(shape[None], normalised)[0], axis=1)
     fitting = misfit <= max(3 * float(np.median(misfit)), 0.05)
     if LEAST_TILES <= fitting.sum() < len(quads):
-        shape = _fit(normalised[fitting])
+        shape = _fit(normalised[fitting], shape)  # from where the first fit ended: a few steps more
     normalise = np.array([[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]])
     to_plane = _homography(shape) @ normalise
     return TablePlane(to_plane, _slant(to_plane, quads[fitting]))
+
+
+def misfits(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
+    """How far each tile's quad is from a 2:1 rectangle on the plane: the largest of its four
+    corner cosines and its long-to-short ratio's log distance from 2:1 (0 for a tile's face)."""
+    if len(corners) == 0:
+        return np.zeros(0)
+    on_plane = _all_through(plane.to_plane, np.asarray(corners, np.float64))
+    departures: np.ndarray = np.abs(_residuals(_SQUARE_ON[None], on_plane)[0]).max(axis=1)
+    return departures
 
 
 def square_on(
@@ -98,6 +118,19 @@ def _through(matrix: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return mapped
 
 
+def _all_through(matrix: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """``(n, 4, 2)`` quads through ``matrix``, in one call."""
+    mapped: np.ndarray = cv2.perspectiveTransform(quads.reshape(1, -1, 2), matrix).reshape(quads.shape)
+    return mapped
+
+
+def _areas(quads: np.ndarray) -> np.ndarray:
+    """``(n,)`` areas of ``(n, 4, 2)`` quads (the shoelace formula)."""
+    x, y = quads[..., 0], quads[..., 1]
+    areas: np.ndarray = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return areas
+
+
 def _long_side(quad: np.ndarray) -> float:
     sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
@@ -127,21 +160,26 @@ def _residuals(shapes: np.ndarray, quads: np.ndarray) -> np.ndarray:
     return np.concatenate([cosines, ratio[..., None]], axis=2)
 
 
-def _fit(quads: np.ndarray) -> np.ndarray:
-    """Levenberg-Marquardt over the four numbers, from a square-on start; the Jacobian by finite
-    differences, all four in one batch."""
-    shape = np.array([0.0, 0.0, 1.0, 0.0])
-    damping, nudge = 1e-2, 1e-6
-    error = _residuals(shape[None], quads).ravel()
+def _fit(quads: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Levenberg-Marquardt over the four numbers from ``start``; the Jacobian by finite differences,
+    worked out in the same batch as each step's trial (one call a step). It stops once a step gains
+    less than SETTLED of the error: the thresholds that use the fit (SLANT, ODD_SHAPE) are tenths
+    apart."""
+    nudges = np.vstack([np.zeros(4), _NUDGE * np.eye(4)])
+
+    def at(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        errors = _residuals(shape + nudges, quads).reshape(5, -1)
+        return errors[0], ((errors[1:] - errors[0]) / _NUDGE).T
+
+    shape, damping = start.copy(), 1e-2
+    error, jacobian = at(shape)
     for _ in range(STEPS):
-        nudged = _residuals(shape + nudge * np.eye(4), quads).reshape(4, -1)
-        jacobian = ((nudged - error) / nudge).T
         normal = jacobian.T @ jacobian
         step = -np.linalg.solve(normal + damping * np.diag(np.diag(normal) + 1e-12), jacobian.T @ error)
-        trial = _residuals((shape + step)[None], quads).ravel()
+        trial, trial_jacobian = at(shape + step)
         if trial @ trial < error @ error:
-            settled = error @ error - trial @ trial < 1e-10 * (1 + error @ error)
-            shape, error, damping = shape + step, trial, damping / 3
+            settled = error @ error - trial @ trial < SETTLED * (error @ error + 1e-12)
+            shape, error, jacobian, damping = shape + step, trial, trial_jacobian, damping / 3
             if settled:
                 break
         else:
@@ -151,9 +189,5 @@ def _fit(quads: np.ndarray) -> np.ndarray:
 
 def _slant(to_plane: np.ndarray, quads: np.ndarray) -> float:
     """The largest over the smallest of the tiles' sizes in the photo relative to their size on the plane."""
-    scales = []
-    for quad in quads:
-        in_photo = abs(cv2.contourArea(quad.astype(np.float32)))
-        on_plane = abs(cv2.contourArea(_through(to_plane, quad).astype(np.float32)))
-        scales.append(np.sqrt(in_photo / max(on_plane, 1e-12)))
-    return float(max(scales) / max(min(scales), 1e-12))
+    scales = np.sqrt(_areas(quads) / np.maximum(_areas(_all_through(to_plane, quads)), 1e-12))
+    return float(scales.max() / max(scales.min(), 1e-12))

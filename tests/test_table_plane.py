@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.table_plane import back_to_photo, size_spread, square_on, table_plane
+from calibration.table_plane import back_to_photo, misfits, size_spread, square_on, table_plane
 
 TILE = np.array([[-1, -0.5], [-1, 0.5], [1, 0.5], [1, -0.5]]) * 40.0
 """A tile's top face on the table, 80 x 40 units, corners[0..1] a short edge."""
@@ -103,3 +103,34 @@ def test_square_on_draws_the_tiles_as_alike_rectangles_and_finds_the_way_back():
     assert max(view.shape[:2]) <= 1601
     small, _ = square_on(photo, plane, corners, longest=400)
     assert max(small.shape[:2]) <= 401
+
+
+def test_a_box_that_is_no_tile_face_on_the_table_is_a_misfit():
+    tiles = tiles_on_table()
+    tiles[5] = np.array([[-20, -20], [-20, 20], [20, 20], [20, -20]], float) + tiles[5].mean(axis=0)  # one half
+    corners = photographed(tiles, camera(30))
+    plane = table_plane(corners)
+    assert plane is not None
+    departures = misfits(plane, corners)
+    assert departures[5] > 0.5  # a square: its sides' ratio is log 2 from a tile's
+    assert np.delete(departures, 5).max() < 0.05
+    assert misfits(plane, []).shape == (0,)
+
+
+def test_the_pipeline_leaves_out_only_the_odd_boxes():
+    from vision.pipeline import odd_shaped
+
+    tiles = tiles_on_table(6)
+    tiles[2] = tiles[2] @ np.array([[1, 0.6], [0, 1]])  # sheared: no rectangle on any plane alike the others
+    corners = photographed(tiles, camera(20))
+    assert odd_shaped(corners, 0.2) == [False, False, True, False, False, False]
+    assert odd_shaped(corners, None) == [False] * 6
+    assert odd_shaped(corners[:2], 0.2) == [False, False]  # too few boxes to know the plane
+
+
+def test_boxes_that_are_tile_faces_as_seen_need_no_plane(monkeypatch):
+    import vision.pipeline as pipeline
+
+    corners = photographed(tiles_on_table(6), camera(0))
+    monkeypatch.setattr(pipeline, "table_plane", lambda corners: pytest.fail("fitted a plane"))
+    assert pipeline.odd_shaped(corners, 0.2) == [False] * 6
