@@ -6,8 +6,8 @@ Each resolution runs in a fresh process (so its peak memory is its own), scoring
 photo of that size several times; the median of each stage is kept. The photos: a
 synthetic hand with 15 face-up tiles rendered at each size, and, where ../shared/real is
 beside the repository, real phone photos as they were taken (their JPEG is what decoding
-costs in use; a synthetic render decodes faster), one scaled down to 1600x1200, and a
-close-up of one tile.
+costs in use; a synthetic render decodes faster), one scaled down to 1600x1200, a
+close-up of one tile, and the first as if taken 40 degrees further tipped.
 Issue 4's budget: the whole time at most 1.5x (decode + the detector's forward pass),
 and peak memory under 600 MB. The detector's forward pass is timed on its own after each run
 (``detector_forward``), and every pass the pipeline made in the run is timed too

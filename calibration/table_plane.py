@@ -10,7 +10,8 @@ tiles again there and takes their boxes back to the photo.
 The plane is fitted by a homography that makes every found tile as near a 2:1 rectangle as it
 can: a projective part (the table's horizon, two numbers) and an affine part up to a similarity
 (two more). Tiles the fit cannot make rectangles (a box over two halves, a standing tile) are
-dropped once and the fit made again.
+dropped once and the fit made again; how far each box stays from a 2:1 rectangle on the plane
+(``misfits``) tells such boxes from tiles' faces.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class TablePlane:
 
 
 AS_SEEN = TablePlane(np.eye(3), 1.0)
-"""The photo taken as the table's plane (square-on): what a fit starts from."""
+"""The photo itself taken as the table's plane (as if seen square-on): boxes measured as they show."""
 
 
 def size_spread(corners: Sequence[np.ndarray]) -> float:
@@ -73,6 +74,8 @@ def table_plane(corners: Sequence[np.ndarray]) -> TablePlane | None:
         shape = _fit(normalised[fitting], shape)  # from where the first fit ended: a few steps more
     normalise = np.array([[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]])
     to_plane = _homography(shape) @ normalise
+    if not np.isfinite(to_plane).all():
+        return None  # degenerate boxes (no area, all in a line): no plane to tell
     return TablePlane(to_plane, _slant(to_plane, quads[fitting]))
 
 

@@ -134,3 +134,12 @@ def test_boxes_that_are_tile_faces_as_seen_need_no_plane(monkeypatch):
     corners = photographed(tiles_on_table(6), camera(0))
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: pytest.fail("fitted a plane"))
     assert pipeline.odd_shaped(corners, 0.2) == [False] * 6
+
+
+def test_degenerate_boxes_tell_no_plane_and_break_nothing():
+    flat = [np.array([[0, 0], [10, 0], [20, 0], [30, 0]], float) + [i * 40, 0] for i in range(4)]
+    plane = table_plane(flat)
+    assert plane is None or np.isfinite(plane.to_plane).all()
+    from vision.pipeline import odd_shaped
+
+    assert len(odd_shaped(flat, 0.2)) == 4
