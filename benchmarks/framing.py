@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from benchmarks.report import write_report
+from calibration.table_plane import border_colour
 from vision.data.real import iter_images, pip_labelled
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles, wilson
@@ -34,9 +35,8 @@ def shrink(image_bgr: np.ndarray, factor: float) -> tuple[np.ndarray, float, np.
     if factor >= 1.0:
         return image_bgr, 1.0, np.zeros(2, np.float32)
     height, width = image_bgr.shape[:2]
-    border = np.concatenate([image_bgr[0], image_bgr[-1], image_bgr[:, 0], image_bgr[:, -1]])
     canvas = np.empty_like(image_bgr)
-    canvas[:] = np.median(border, axis=0).astype(np.uint8)
+    canvas[:] = border_colour(image_bgr)
     small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     offset = np.array([(width - small.shape[1]) // 2, (height - small.shape[0]) // 2])
     canvas[offset[1] : offset[1] + small.shape[0], offset[0] : offset[0] + small.shape[1]] = small

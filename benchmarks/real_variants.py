@@ -25,6 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.report import write_report
+from calibration.table_plane import border_colour
 from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import score_image, summarise
@@ -34,11 +35,6 @@ Variant = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """A photo in, the changed photo and the 3x3 matrix taking its pixels to the changed photo's out."""
 
 KEPT = np.eye(3)
-
-
-def border_colour(image: np.ndarray) -> tuple[int, int, int]:
-    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    return tuple(int(value) for value in np.median(border, axis=0))
 
 
 def onto_canvas(image: np.ndarray, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,38 +15,21 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
-from benchmarks.real_variants import VARIANTS, changed_label
+from benchmarks.real_variants import VARIANTS, measure
 from benchmarks.report import write_report
-from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
-from vision.eval.metrics import score_image, summarise
 from vision.pipeline import HandScorer
 
 REAL_VARIANTS = ("as-taken", "slanted-25", "slanted-40")
 
 
-def changed(photos: list, variant: str) -> Iterator[tuple[LabelledImage, np.ndarray]]:
-    for label, image in photos:
-        view, matrix = VARIANTS[variant](image)
-        yield changed_label(label, view, matrix), view
-
-
-def exact_totals(scorer: HandScorer, photos: Iterable[tuple[LabelledImage, np.ndarray]]) -> dict[str, float | int]:
-    scores = [score_image(label, scorer(image)) for label, image in photos]
-    rates = {rate.name: rate for rate in summarise(scores)["rates"]}
-    total = rates["exact photo total"]
-    return {
-        "exact_totals": total.successes,
-        "photos": total.trials,
-        "tile_recall": round(rates["tile recall"].value or 0.0, 4),
-        "tile_precision": round(rates["tile precision"].value or 0.0, 4),
-    }
+def exact_totals(row: dict) -> int:
+    """The exact photo totals of one ``real_variants.measure`` row."""
+    return int(row["exact photo total"]["successes"])
 
 
 def main() -> None:
@@ -63,12 +46,12 @@ def main() -> None:
     rows = []
     for slant in tqdm(slants, desc="slant thresholds", unit="threshold"):
         scorer = HandScorer(slant=slant)
-        row: dict = {"slant": slant, "synthetic": exact_totals(scorer, hands)}
-        row["real"] = {name: exact_totals(scorer, changed(real, name)) for name in REAL_VARIANTS} if real else {}
+        row: dict = {"slant": slant, "synthetic": measure(scorer, hands, VARIANTS["as-taken"])}
+        row["real"] = {name: measure(scorer, real, VARIANTS[name]) for name in REAL_VARIANTS} if real else {}
         rows.append(row)
     never = next((row for row in rows if row["slant"] is None), None)
-    floor = never["synthetic"]["exact_totals"] if never else max(row["synthetic"]["exact_totals"] for row in rows)
-    harmless = [row for row in rows if row["synthetic"]["exact_totals"] >= floor]
+    floor = exact_totals(never["synthetic"]) if never else max(exact_totals(row["synthetic"]) for row in rows)
+    harmless = [row for row in rows if exact_totals(row["synthetic"]) >= floor]
     best = min(harmless, key=lambda row: row["slant"] or float("inf"))
     report = {
         "benchmark": "slant_threshold",
@@ -90,7 +73,8 @@ def main() -> None:
     for row in rows:
         cells = [row["synthetic"]] + [row["real"].get(name) for name in REAL_VARIANTS]
         text = [
-            f"{cell['exact_totals']}/{cell['photos']} ({cell['tile_recall']:.3f} / {cell['tile_precision']:.3f})"
+            f"{exact_totals(cell)}/{cell['exact photo total']['trials']}"
+            f" ({cell['tile recall']['value']:.3f} / {cell['tile precision']['value']:.3f})"
             if cell
             else "-"
             for cell in cells

@@ -55,8 +55,10 @@ def size_spread(corners: Sequence[np.ndarray]) -> float:
     """The largest over the smallest tile's size in the photo (the square root of its area): a
     photo's slant as its tiles show it before any fit. Fitting the plane only makes that robust to
     a wrong box, so a photo whose spread is small is not slanted more (and needs no fit)."""
-    sizes = [np.sqrt(abs(cv2.contourArea(np.asarray(quad, np.float32)))) for quad in corners]
-    return float(max(sizes) / max(min(sizes), 1e-12)) if sizes else 1.0
+    if len(corners) == 0:
+        return 1.0
+    sizes = np.sqrt(_areas(np.asarray(corners, np.float64)))
+    return float(sizes.max() / max(sizes.min(), 1e-12))
 
 
 def table_plane(corners: Sequence[np.ndarray]) -> TablePlane | None:
@@ -84,7 +86,7 @@ def misfits(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
     corner cosines and its long-to-short ratio's log distance from 2:1 (0 for a tile's face)."""
     if len(corners) == 0:
         return np.zeros(0)
-    on_plane = _all_through(plane.to_plane, np.asarray(corners, np.float64))
+    on_plane = _through(plane.to_plane, np.asarray(corners, np.float64))
     departures: np.ndarray = np.abs(_residuals(_SQUARE_ON[None], on_plane)[0]).max(axis=1)
     return departures
 
@@ -95,33 +97,35 @@ def square_on(
     """The photo redrawn on the table's plane, round the tiles found with a tile's length to spare,
     tiles as many pixels long as the photo's median tile, the view's longer side at most ``longest``
     pixels; and the ``(3, 3)`` matrix taking photo pixels to it. Beyond the photo: its border's colour."""
-    on_plane = [_through(plane.to_plane, quad) for quad in corners]
+    quads = np.asarray(corners, np.float64)
+    on_plane = _through(plane.to_plane, quads)
     length_on_plane = float(np.median([_long_side(quad) for quad in on_plane]))
-    length_in_photo = float(np.median([_long_side(np.asarray(quad, np.float64)) for quad in corners]))
-    points = np.concatenate(on_plane)
+    length_in_photo = float(np.median([_long_side(quad) for quad in quads]))
+    points = on_plane.reshape(-1, 2)
     low, high = points.min(axis=0) - length_on_plane, points.max(axis=0) + length_on_plane
     pixels = min(length_in_photo / length_on_plane, longest / float((high - low).max()))
     place = np.array([[pixels, 0, -low[0] * pixels], [0, pixels, -low[1] * pixels], [0, 0, 1]])
     matrix = place @ plane.to_plane
     size = np.ceil((high - low) * pixels).astype(int)
-    border = np.concatenate([image_bgr[0], image_bgr[-1], image_bgr[:, 0], image_bgr[:, -1]])
-    colour = tuple(int(value) for value in np.median(border, axis=0))
-    view = cv2.warpPerspective(image_bgr, matrix, (int(size[0]), int(size[1])), borderValue=colour)
+    view = cv2.warpPerspective(image_bgr, matrix, (int(size[0]), int(size[1])), borderValue=border_colour(image_bgr))
     return view, matrix
 
 
 def back_to_photo(matrix: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Corners found in ``square_on``'s view, in the photo's pixels."""
-    inverse = np.linalg.inv(matrix)
-    return [_through(inverse, quad).astype(np.float32) for quad in corners]
+    if len(corners) == 0:
+        return []
+    return list(_through(np.linalg.inv(matrix), np.asarray(corners, np.float64)).astype(np.float32))
 
 
-def _through(matrix: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    mapped: np.ndarray = cv2.perspectiveTransform(np.asarray(quad, np.float64)[None], matrix)[0]
-    return mapped
+def border_colour(image_bgr: np.ndarray) -> tuple[int, int, int]:
+    """The median colour of the photo's outermost pixels: what to draw beyond its edge."""
+    border = np.concatenate([image_bgr[0], image_bgr[-1], image_bgr[:, 0], image_bgr[:, -1]])
+    blue, green, red = (int(value) for value in np.median(border, axis=0))
+    return blue, green, red
 
 
-def _all_through(matrix: np.ndarray, quads: np.ndarray) -> np.ndarray:
+def _through(matrix: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """``(n, 4, 2)`` quads through ``matrix``, in one call."""
     mapped: np.ndarray = cv2.perspectiveTransform(quads.reshape(1, -1, 2), matrix).reshape(quads.shape)
     return mapped
@@ -192,5 +196,5 @@ def _fit(quads: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 def _slant(to_plane: np.ndarray, quads: np.ndarray) -> float:
     """The largest over the smallest of the tiles' sizes in the photo relative to their size on the plane."""
-    scales = np.sqrt(_areas(quads) / np.maximum(_areas(_all_through(to_plane, quads)), 1e-12))
+    scales = np.sqrt(_areas(quads) / np.maximum(_areas(_through(to_plane, quads)), 1e-12))
     return float(scales.max() / max(scales.min(), 1e-12))
