@@ -91,6 +91,16 @@ def misfits(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
     return departures
 
 
+def relative_areas(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
+    """Each quad's area on the plane over the median quad's: near 1 for the faces of one set's
+    tiles, about a half or less for a box over part of a tile or a tile mostly beyond the frame."""
+    if len(corners) == 0:
+        return np.zeros(0)
+    areas = _areas(_through(plane.to_plane, np.asarray(corners, np.float64)))
+    relative: np.ndarray = areas / max(float(np.median(areas)), 1e-12)
+    return relative
+
+
 def square_on(
     image_bgr: np.ndarray, plane: TablePlane, corners: Sequence[np.ndarray], longest: int = LONGEST_VIEW
 ) -> tuple[np.ndarray, np.ndarray]:

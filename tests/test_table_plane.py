@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.table_plane import back_to_photo, misfits, size_spread, square_on, table_plane
+from calibration.table_plane import AS_SEEN, back_to_photo, misfits, relative_areas, size_spread, square_on, table_plane
 
 TILE = np.array([[-1, -0.5], [-1, 0.5], [1, 0.5], [1, -0.5]]) * 40.0
 """A tile's top face on the table, 80 x 40 units, corners[0..1] a short edge."""
@@ -126,6 +126,27 @@ def test_the_pipeline_leaves_out_only_the_odd_boxes():
     assert odd_shaped(corners, 0.2) == [False, False, True, False, False, False]
     assert odd_shaped(corners, None) == [False] * 6
     assert odd_shaped(corners[:2], 0.2) == [False, False]  # too few boxes to know the plane
+
+
+def test_tiles_are_alike_in_size_on_the_plane_however_far_they_lie():
+    corners = photographed(tiles_on_table(), camera(40))
+    plane = table_plane(corners)
+    assert plane is not None
+    as_seen, on_plane = relative_areas(AS_SEEN, corners), relative_areas(plane, corners)
+    assert as_seen.max() / as_seen.min() > 1.5  # near tiles look larger ...
+    assert np.abs(on_plane - 1).max() < 0.05  # ... but are not
+    assert relative_areas(plane, []).shape == (0,)
+
+
+def test_the_pipeline_leaves_out_boxes_over_part_of_a_tile():
+    from vision.pipeline import odd_shaped
+
+    tiles = tiles_on_table(6)
+    tiles[4] = (tiles[4] - tiles[4].mean(axis=0)) * 0.5 + tiles[4].mean(axis=0)  # a 2:1 box, a quarter of a tile
+    corners = photographed(tiles, camera(30))
+    assert odd_shaped(corners, 0.2, 0.3) == [False, False, False, False, True, False]
+    assert odd_shaped(corners, 0.2, None) == [False] * 6  # its shape alone is a tile's
+    assert odd_shaped(corners, None, 0.3) == [False, False, False, False, True, False]
 
 
 def test_boxes_that_are_tile_faces_as_seen_need_no_plane(monkeypatch):

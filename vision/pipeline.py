@@ -4,8 +4,8 @@ slant), and the pip reader.
 
 Only face-up tiles count (the detector also knows face-down and standing ones); a
 tile partly outside the frame is flagged ``cut``; a tile the reader is unsure of, or a box
-that no tile's face lying on the table could make (``ODD_SHAPE``), is listed as uncertain
-and left out of the total rather than guessed.
+that no tile's face lying on the table could make (``ODD_SHAPE``) or that covers only part of a
+tile (``SMALLEST_BOX``), is listed as uncertain and left out of the total rather than guessed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.table_plane import AS_SEEN, back_to_photo, misfits, size_spread, square_on, table_plane
+from calibration.table_plane import (
+    AS_SEEN,
+    LEAST_TILES,
+    TablePlane,
+    back_to_photo,
+    misfits,
+    relative_areas,
+    size_spread,
+    square_on,
+    table_plane,
+)
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import Detections, OBBDetector, only_sure_and_large
 from vision.detect.refine import BoxRefiner
@@ -87,6 +97,11 @@ table but a standing tile's face seen at a slant, or parts of two tiles: it is r
 and left out of the total. Chosen on the 400 synthetic validation hands by
 benchmarks/odd_shapes.py (the loosest bound with the most exact totals); the boxes of real tiles
 lie far inside it."""
+SMALLEST_BOX = 0.3
+"""A box covering less than this share of the median box's area on the table's plane is no whole
+tile but part of one (a half, the pips of one end) or a tile mostly beyond the frame, whose pips
+there cannot be counted: it is reported uncertain and left out of the total. Chosen on the 400
+synthetic validation hands by benchmarks/odd_shapes.py."""
 SECOND_LOOK = SecondLook(few_tiles=8, size=128)
 """Real tiles cut out of their photos so that they fill more of the frame: the first look alone
 finds 0.968 of them at 40 % of the photo's longer side, half at 50 %, 0.008 at 60 %; with
@@ -114,11 +129,13 @@ class HandScorer:
         brighten: bool = True,
         slant: float | None = SLANT,
         odd_shape: float | None = ODD_SHAPE,
+        smallest_box: float | None = SMALLEST_BOX,
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
         never a second look at photos with few tiles; ``refiner=None``: the pips read from the
         boxes as kept; ``brighten=False``: dim photos read as they are; ``slant=None``: never a
-        look at the photo redrawn square-on; ``odd_shape=None``: boxes of any shape read."""
+        look at the photo redrawn square-on; ``odd_shape=None``, ``smallest_box=None``: boxes of any
+        shape, or any size, read."""
         if verifier is None:
             self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
             self.verifier = None
@@ -132,6 +149,7 @@ class HandScorer:
         self.brighten = brighten
         self.slant = slant
         self.odd_shape = odd_shape
+        self.smallest_box = smallest_box
 
     def find_tiles(self, image_bgr: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         """The face-up tiles' corners and scores, best first."""
@@ -190,7 +208,7 @@ class HandScorer:
             corners, scores = self.square_on_again(image_bgr, corners, scores, self.slant)
         detected = time.perf_counter()
         readings = self.reader.read(image_bgr, corners, self.highest)
-        odd = odd_shaped(corners, self.odd_shape)
+        odd = odd_shaped(corners, self.odd_shape, self.smallest_box)
         done = time.perf_counter()
         tiles = tuple(
             PredictedTile(quad, reading.pips, float(min(score, *reading.confidence)), reading.uncertain or strange)
@@ -205,16 +223,30 @@ class HandScorer:
         return Prediction(tiles, total=total, timings_ms=timings)
 
 
-def odd_shaped(corners: list[np.ndarray], bound: float | None = ODD_SHAPE) -> list[bool]:
+def odd_shaped(
+    corners: list[np.ndarray], bound: float | None = ODD_SHAPE, smallest: float | None = SMALLEST_BOX
+) -> list[bool]:
     """Which boxes the table's plane, fitted to all of them, cannot make 2:1 rectangles within
-    ``bound`` (None: none; too few boxes to fit a plane: none). Where every box is within it as
-    the photo shows them, none is odd and no plane is fitted (most photos taken from above)."""
-    if bound is None or (misfits(AS_SEEN, corners) <= bound).all():
+    ``bound``, or makes smaller than ``smallest`` of the median box (None: no such test; too few
+    boxes to fit a plane: none). Where every box passes as the photo shows them, none is odd and
+    no plane is fitted (most photos taken from above)."""
+    if len(corners) < LEAST_TILES:
+        return [False] * len(corners)
+
+    def odd_on(plane: TablePlane) -> np.ndarray:
+        odd = np.zeros(len(corners), bool)
+        if bound is not None:
+            odd |= misfits(plane, corners) > bound
+        if smallest is not None:
+            odd |= relative_areas(plane, corners) < smallest
+        return odd
+
+    if not odd_on(AS_SEEN).any():
         return [False] * len(corners)
     plane = table_plane(corners)
     if plane is None:
         return [False] * len(corners)
-    return [bool(misfit > bound) for misfit in misfits(plane, corners)]
+    return [bool(odd) for odd in odd_on(plane)]
 
 
 class PipsOnTrueCorners:
