@@ -16,7 +16,10 @@ scratch), and measures it on the real photos:
 
 The detectors are small and briefly trained, so the numbers are lower than the
 bundled model's; what matters is the difference between variants, all else equal.
-Needs the train extra. Writes ``benchmarks/results/detector_realism.json`` and ``.md``.
+Needs the train extra. Writes ``benchmarks/results/detector_realism.json`` and ``.md``,
+keeping the rows of earlier runs with the same recipe that this run does not measure again
+(each row says when it was measured): a variant costs one to two hours, so they are run
+one or two at a time. Rows of other recipes are dropped.
 """
 
 from __future__ import annotations
@@ -48,7 +51,10 @@ VARIANTS: dict[str, SceneOptions] = {
     "whole_scene_framing": SceneOptions(close_hands=False),
     "no_distractors": SceneOptions(distractors=False),
     "plain_tables_only": SceneOptions(tables=("dark", "white")),
+    "flat_tiles": SceneOptions(thickness=False),
+    "square_corners": SceneOptions(rounded_corners=False),
 }
+RESULTS = REPO / "benchmarks" / "results" / "detector_realism.json"
 
 
 def upright(corners: np.ndarray) -> np.ndarray:
@@ -111,7 +117,7 @@ def main() -> None:
     recipe = Recipe(imgsz=320, epochs=args.epochs)
     pip_photos = list(iter_images(pip_labelled()))
     box_photos = [(label, cv2.imread(str(label.path))) for label in box_labelled()]
-    results: dict[str, Any] = {}
+    results = earlier_rows(recipe, args.scenes, names)
     for name in names:
         model = run_variant(name, VARIANTS[name], args.scenes, recipe)
         detector = OBBDetector(model)
@@ -120,9 +126,26 @@ def main() -> None:
             "pip_labelled": measure(detector, pip_photos, [1.0])["1"],
             "box_labelled": box_measures(detector, box_photos),
             "training_minutes": round(card["training_seconds"] / 60, 1),
+            "measured": time.strftime("%Y-%m-%d"),
         }
         print(name, json.dumps(results[name]), flush=True)
         report(args, recipe, results, names)  # after each variant: hours of training are never lost
+
+
+def earlier_rows(recipe: Recipe, scenes: int, names: list[str]) -> dict[str, Any]:
+    """The rows already measured with this recipe and scene count, but for the variants named
+    (measured again now). Rows from before rows had dates are dated by their run."""
+    if not RESULTS.exists():
+        return {}
+    earlier = json.loads(RESULTS.read_text())
+    same = {"scenes": scenes, "epochs": recipe.epochs, "imgsz": recipe.imgsz, "seed": recipe.seed}
+    if earlier.get("recipe") != same:
+        return {}
+    return {
+        name: {**row, "measured": row.get("measured", earlier["date"])}
+        for name, row in earlier["variants"].items()
+        if name not in names
+    }
 
 
 def report(args: argparse.Namespace, recipe: Recipe, results: dict[str, Any], names: list[str]) -> None:
@@ -141,10 +164,11 @@ def report(args: argparse.Namespace, recipe: Recipe, results: dict[str, Any], na
         f"`{document['command']}` ({document['date']}): one small detector per variant, same recipe and",
         "scene count. Recall and precision on the 27 photos with corners (rotated IoU >= 0.5); face-up",
         "recall on the box-labelled photos (upright IoU >= 0.5); face-down or standing tiles claimed",
-        "as face up there.",
+        "as face up there. Rows of earlier runs with the same recipe are kept (see when each was measured).",
         "",
-        "| variant | recall (27 photos) | precision | face-up recall (boxes) | others claimed | training minutes |",
-        "|---|---|---|---|---|---|",
+        "| variant | recall (27 photos) | precision | face-up recall (boxes) | others claimed"
+        " | training minutes | measured |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, row in results.items():
         pip, box = row["pip_labelled"], row["box_labelled"]
@@ -152,7 +176,7 @@ def report(args: argparse.Namespace, recipe: Recipe, results: dict[str, Any], na
             f"| {name} | {pip['recall']:.3f} ({pip['recall_interval'][0]:.3f}-{pip['recall_interval'][1]:.3f})"
             f" | {pip['precision']:.3f} | {box['face_up_recall']:.3f} ({box['face_up_recall_interval'][0]:.3f}-"
             f"{box['face_up_recall_interval'][1]:.3f}) | {box['others_claimed_face_up']}/{box['others_labelled']}"
-            f" | {row['training_minutes']} |"
+            f" | {row['training_minutes']} | {row['measured']} |"
         )
     if document["still_to_come"]:
         lines += ["", f"Still to come (not yet trained): {', '.join(document['still_to_come'])}."]

@@ -1,0 +1,59 @@
+"""The choice benchmarks' own logic on hand-made photos: what they leave out, what they choose,
+and what they keep of earlier runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from vision.data.labels import LabelledImage, LabelledTile
+from vision.eval.metrics import PredictedTile, Prediction
+
+
+def tile(x: float, y: float, length: float = 80.0) -> np.ndarray:
+    """A lying tile's corners seen from straight above: ``length`` x half as wide, corners[0..1] its left end."""
+    return np.array([[x, y + length / 2], [x, y], [x + length, y], [x + length, y + length / 2]], np.float32)
+
+
+def hand_with_a_part_box() -> tuple[LabelledImage, Prediction]:
+    """Four tiles read right, and a box over one half of the third, read as a double and counted."""
+    places = [(0, 0), (100, 0), (200, 0), (300, 0)]
+    pips = [(1, 2), (3, 4), (5, 6), (0, 1)]
+    tiles = tuple(LabelledTile(tile(x, y), p) for (x, y), p in zip(places, pips, strict=True))
+    label = LabelledImage(Path("hand.jpg"), 1000, 800, tiles)
+    part = tile(200, 0, 40.0)  # a 2:1 box a quarter of a tile's area, over the 5-end
+    read = [PredictedTile(tile(x, y), p, 0.9) for (x, y), p in zip(places, pips, strict=True)]
+    return label, Prediction((*read, PredictedTile(part, (2, 3), 0.5)))
+
+
+def test_the_size_test_leaves_out_a_box_over_part_of_a_tile_and_is_chosen_for_it():
+    from benchmarks.odd_shapes import measure, sweep
+
+    photos = [hand_with_a_part_box()]
+    assert measure(photos, 0.2, None)["exact_totals"] == 0  # the part box's 5 pips counted
+    assert measure(photos, 0.2, 0.3) == {"exact_totals": 1, "photos": 1, "true_tiles_left_out": 0}
+    result = sweep(photos, [], [None, 0.3, 0.5, 0.7], "low", bound=0.2)
+    assert result["chosen"] == "0.3"  # 0.3 to 0.7 tie with the most: the loosest (leaving out least)
+    assert result["rows"]["never"]["synthetic"]["exact_totals"] == 0
+
+
+def test_detector_realism_keeps_earlier_rows_of_the_same_recipe_only(tmp_path, monkeypatch):
+    import benchmarks.detector_realism as realism
+    from vision.detect.train import Recipe
+
+    recipe = Recipe(imgsz=320, epochs=20)
+    earlier = {
+        "date": "2026-11-30",
+        "recipe": {"scenes": 1200, "epochs": 20, "imgsz": 320, "seed": recipe.seed},
+        "variants": {"full": {"training_minutes": 95.8}, "flat_tiles": {"training_minutes": 90.0}},
+    }
+    results = tmp_path / "detector_realism.json"
+    results.write_text(json.dumps(earlier))
+    monkeypatch.setattr(realism, "RESULTS", results)
+    kept = realism.earlier_rows(recipe, 1200, ["flat_tiles"])
+    assert kept == {"full": {"training_minutes": 95.8, "measured": "2026-11-30"}}  # flat_tiles is measured again
+    assert realism.earlier_rows(recipe, 600, ["flat_tiles"]) == {}  # another scene count: nothing kept
+    monkeypatch.setattr(realism, "RESULTS", tmp_path / "absent.json")
+    assert realism.earlier_rows(recipe, 1200, []) == {}
