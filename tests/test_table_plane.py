@@ -33,6 +33,12 @@ def camera(tilt_degrees: float) -> np.ndarray:
     return shift @ matrix  # the table's middle in the photo's middle
 
 
+def with_a_half_box(tiles: list[np.ndarray], index: int) -> list[np.ndarray]:
+    """The tiles with the one at ``index`` boxed as one of its halves (a 40 x 40 square)."""
+    square = np.array([[-20, -20], [-20, 20], [20, 20], [20, -20]], float)
+    return [square + tile.mean(axis=0) if i == index else tile for i, tile in enumerate(tiles)]
+
+
 def photographed(tiles: list[np.ndarray], matrix: np.ndarray, noise: float = 0.5, seed: int = 1) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     return [cv2.perspectiveTransform(t[None], matrix)[0] + rng.normal(0, noise, (4, 2)) for t in tiles]
@@ -65,9 +71,7 @@ def test_a_slanted_photo_gets_its_slant_and_its_tiles_back_as_rectangles(tilt):
 
 
 def test_a_wrong_box_does_not_bend_the_plane():
-    tiles = tiles_on_table()
-    tiles[3] = np.array([[-20, -20], [-20, 20], [20, 20], [20, -20]], float) + tiles[3].mean(axis=0)  # one half
-    corners = photographed(tiles, camera(30))
+    corners = photographed(with_a_half_box(tiles_on_table(), 3), camera(30))
     plane = table_plane(corners)
     assert plane is not None
     good = [quad for i, quad in enumerate(corners) if i != 3]
@@ -106,9 +110,7 @@ def test_square_on_draws_the_tiles_as_alike_rectangles_and_finds_the_way_back():
 
 
 def test_a_box_that_is_no_tile_face_on_the_table_is_a_misfit():
-    tiles = tiles_on_table()
-    tiles[5] = np.array([[-20, -20], [-20, 20], [20, 20], [20, -20]], float) + tiles[5].mean(axis=0)  # one half
-    corners = photographed(tiles, camera(30))
+    corners = photographed(with_a_half_box(tiles_on_table(), 5), camera(30))
     plane = table_plane(corners)
     assert plane is not None
     departures = misfits(plane, corners)
