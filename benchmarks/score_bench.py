@@ -50,18 +50,19 @@ from vision.pipeline import HandScorer
 from vision.photo import read_photo
 from vision.synth.scene import make_scene, render
 width, height, repeats, source = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+slanted_from = source.removeprefix("slanted:") if source.startswith("slanted:") else None
 if source == "synthetic":
     # the first hand from seed 777 on with 15 face-up tiles: the issue's "pips of 15 tiles"
     seed = next(s for s in range(777, 100_000) if sum(t.pose == "face_up" for t in make_scene("hand", s).tiles) == 15)
     image, label = render(make_scene("hand", seed), (width, height))
     if image.shape[1] != width:  # the renderer turned the camera to portrait: turn the photo, never stretch it
         image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
-elif source.startswith("slanted:"):
+elif slanted_from is not None:
     from benchmarks.real_variants import slanted
-    image = slanted(40)(read_photo(Path(source.removeprefix("slanted:"))))[0]
+    image = slanted(40)(read_photo(Path(slanted_from)))[0]
 else:
     image = read_photo(Path(source))
-if image.shape[:2] == (height, width) and source != "synthetic" and not source.startswith("slanted:"):
+if image.shape[:2] == (height, width) and source != "synthetic" and slanted_from is None:
     path = Path(source)  # the phone's own JPEG
 else:
     image = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA) if image.shape[1] != width else image
@@ -107,6 +108,11 @@ print(json.dumps(row))
 """
 
 
+def with_kind(kind: str, path: Path) -> str:
+    """A photo's name as the child takes it: ``slanted:PATH`` for a photo to tip first, else the path."""
+    return f"{kind}:{path}" if kind else str(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
@@ -118,7 +124,7 @@ def main() -> None:
         for name, size in REAL_PHOTOS:
             kind, _, file = name.rpartition(":")
             if (root / file).exists():
-                photos.append((kind + ":" * bool(kind) + str(root / file), size))
+                photos.append((with_kind(kind, root / file), size))
     rows = []
     for source, (width, height) in photos:
         run = [sys.executable, "-c", CHILD, str(width), str(height), str(args.repeats), source]
@@ -126,7 +132,7 @@ def main() -> None:
         row = json.loads(output.strip().splitlines()[-1])
         kind, _, name = source.rpartition(":")
         if source != "synthetic":
-            row["photo"] = kind + ":" * bool(kind) + str(Path(name).relative_to(root))
+            row["photo"] = with_kind(kind, Path(name).relative_to(root))
         median = row["median_ms"]
         unavoidable = median["decode"] + median["detector_forward"]
         row["ratio_to_decode_plus_forward"] = round(median["total"] / unavoidable, 2)
