@@ -121,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: share of tiles taught with their box run past one end (CounterRecipe.overshoot)",
     )  # fmt: skip
     train.add_argument(
+        "--glossy", type=float, default=0.0,
+        help="pips: share of halves taught under a specular reflection (CounterRecipe.glossy)",
+    )  # fmt: skip
+    train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
@@ -403,6 +407,8 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "pips":
         if not 0 <= args.overshoot <= 1:
             raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
+        if not 0 <= args.glossy <= 1:
+            raise UsageError(f"--glossy is a share of halves, 0 to 1 (got {args.glossy})")
         recipe = CounterRecipe(
             scenes=args.scenes or CounterRecipe.scenes,
             high_scenes=args.high_scenes,
@@ -410,6 +416,7 @@ def run_train(args: argparse.Namespace) -> int:
             seed=CounterRecipe.seed if args.seed is None else args.seed,
             cut_tiles=args.cut_tiles,
             overshoot=args.overshoot,
+            glossy=args.glossy,
         )
         card = train_and_export(args.out or Path("models/pip-counter"), recipe)
         print(json.dumps(card, indent=2))

@@ -217,3 +217,26 @@ def test_the_held_out_tenth_is_seeded_and_apart_from_what_is_trained_on():
     again, _ = held_out(57, seed=3)
     other, _ = held_out(57, seed=4)
     assert list(again) == list(held) and list(other) != list(held)
+
+
+def test_glossy_patches_only_lighten_keep_pips_darker_and_draw_nothing_at_share_zero():
+    torch = pytest.importorskip("torch")
+    from vision.smallnet import glossy_patches
+
+    body, pip = 0.75, 0.1
+    batch = torch.full((64, 3, 48, 48), body)
+    batch[:, :, 20:28, 20:28] = pip
+    generator = torch.Generator().manual_seed(5)
+    state = generator.get_state()
+    assert glossy_patches(batch, generator, 0.0) is batch and torch.equal(generator.get_state(), state)
+    lit = glossy_patches(batch.clone(), generator, 1.0)
+    assert (lit >= batch - 1e-6).all() and float(lit.max()) <= 1
+    changed = (lit - batch).abs().amax(dim=(1, 2, 3)) > 0.05
+    assert changed.float().mean() > 0.5  # most halves get a reflection somewhere
+    plain = glossy_patches(torch.full_like(batch, body), torch.Generator().manual_seed(5), 1.0)  # the same light
+    lit_again = glossy_patches(batch.clone(), torch.Generator().manual_seed(5), 1.0)
+    fade = plain[:, :, 20:28, 20:28] - lit_again[:, :, 20:28, 20:28]
+    assert float(fade.min()) > 0.1 * (body - pip)  # under the brightest light a pip still shows
+    again = glossy_patches(batch.clone(), torch.Generator().manual_seed(5), 0.5)
+    some = (again - batch).abs().amax(dim=(1, 2, 3)) > 0.05
+    assert 0 < some.float().mean() < changed.float().mean()

@@ -132,6 +132,33 @@ def photometric(batch: Any, generator: Any) -> Any:
     return batch.clamp(0, 1)
 
 
+def glossy_patches(batch: Any, generator: Any, share: float) -> Any:
+    """``(n, 3, H, W)`` float 0-1 images, ``share`` of them under a specular reflection: a few
+    bright blotches with ragged edges and dark gaps (a lamp or window mirrored in a glossy face),
+    laid on as light is (screen blending), so pips under them fade but still show. The renderer's
+    glare is one soft ellipse; real glossy tiles mirror patchier light, which a counter trained
+    without this read on a blank half as 3 or 16 pips (IMG_6210.jpg in ../shared/real, in most of
+    benchmarks/real_variants.py's variants). Nothing is drawn from ``generator`` at ``share`` 0."""
+    import torch
+    from torch import nn
+
+    if share <= 0:
+        return batch
+    n, _, height, width = batch.shape
+
+    def rand(*shape: int) -> Any:
+        return torch.rand(*shape, generator=generator)
+
+    def noise(cells: int, mode: str) -> Any:
+        return nn.functional.interpolate(rand(n, 1, cells, cells), size=(height, width), mode=mode, align_corners=False)
+
+    blotches = (noise(4, "bicubic") > 0.65 + 0.2 * rand(n, 1, 1, 1)).float()
+    gaps = (noise(10, "bilinear") > 0.25 + 0.35 * rand(n, 1, 1, 1)).float()
+    light = nn.functional.avg_pool2d(blotches * gaps, 3, stride=1, padding=1, count_include_pad=False)
+    strength = (0.4 + 0.45 * rand(n, 1, 1, 1)) * (rand(n, 1, 1, 1) < share).float()
+    return (1 - (1 - batch) * (1 - strength * light)).clamp(0, 1)
+
+
 def export_onnx(model: Any, path: Path, input_name: str, height: int, width: int) -> Path:
     """ONNX with input ``input_name`` ``(n, 3, height, width)`` float 0-1 BGR and output ``logits``."""
     import torch

@@ -29,11 +29,12 @@ count's does, so a tile the counter sees cut is reported uncertain. (The bundled
 such answer: see vision.read.train_counter.CounterRecipe.cut_tiles.)"""
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
-MIN_CONFIDENCE = 0.5
+MIN_CONFIDENCE = 0.4
 """A tile with a half read less confidently than this is uncertain: listed, and left out of the total
 (the lowest threshold that keeps counted synthetic tiles at most 1 in 200 wrong:
 benchmarks/reader_confidence.py; chosen again with each counter: 0.4, then 0.7 once the shrink
-wrap's glare in pips was drawn, 0.5 for the counter trained longer on more high counts)."""
+wrap's glare in pips was drawn, 0.5 for the counter trained longer on more high counts, 0.4 for the
+one that also learnt halves under specular reflections)."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
 (a half's pips are the same every way), and the readings are averaged: exact totals of the
