@@ -136,9 +136,10 @@ def glossy_patches(batch: Any, generator: Any, share: float) -> Any:
     """``(n, 3, H, W)`` float 0-1 images, ``share`` of them under a specular reflection: a few
     bright blotches with ragged edges and dark gaps (a lamp or window mirrored in a glossy face),
     laid on as light is (screen blending), so pips under them fade but still show. The renderer's
-    glare is one soft ellipse; real glossy tiles mirror patchier light, which a counter trained
-    without this read on a blank half as 3 or 16 pips (IMG_6210.jpg in ../shared/real, in most of
-    benchmarks/real_variants.py's variants). Nothing is drawn from ``generator`` at ``share`` 0."""
+    glare is one soft ellipse; real glossy tiles mirror patchier light, in which a counter trained
+    without this saw 3 or 16 pips on a blank half, so unsurely that the tile was left out
+    (IMG_6210.jpg in ../shared/real, in six of benchmarks/real_variants.py's variants). Nothing
+    is drawn from ``generator`` at ``share`` 0."""
     import torch
     from torch import nn
 
