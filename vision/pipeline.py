@@ -94,6 +94,14 @@ them far over the time budget (2.87x decode plus one forward pass, 1.59x countin
 synthetic hands only guard: the detector learnt their tilts. The real photos slanted 40 degrees
 further ask for it (7 of 27 totals exact never redrawing, 18 at 1.4, 19 at 1.2 and 1.3, 20 at
 1.1), and are beside the choice, not in it."""
+VIEW_OVER_INPUT = 2
+"""The photo redrawn square-on is at most this many times the detector's input on its longer side
+(896 px at 448): the detector shrinks it to its input anyway (smoothly, from twice the size), and
+the verifier's crops are 64 px long. At 2 the 400 synthetic validation hands and the real photos
+slanted 25 and 40 degrees further total as with the 1600 px view before at every slant threshold
+from 1.4 up (benchmarks/slant_threshold.py), and the redrawing costs about 11 ms instead of 21 on
+a slanted 2366x2900 photo; at 1024 px a box over two parts of tiles in one validation hand tipped
+the threshold's choice to 1.2 (scratch)."""
 ODD_SHAPE = 0.2
 """A box the table's plane cannot make a 2:1 rectangle (a corner's cosine, or the log of its sides'
 ratio over 2, this far off: ``calibration.table_plane.misfits``) is no face of a tile lying on the
@@ -194,7 +202,7 @@ class HandScorer:
         plane = table_plane(corners)
         if plane is None or plane.slant <= slant:
             return corners, scores
-        view, matrix = square_on(image_bgr, plane, corners)
+        view, matrix = square_on(image_bgr, plane, corners, VIEW_OVER_INPUT * self.detector.imgsz)
         found, scores = self.find_tiles(view)
         corners = back_to_photo(matrix, found)
         if self.refiner is not None:
