@@ -53,6 +53,7 @@ VARIANTS: dict[str, SceneOptions] = {
     "plain_tables_only": SceneOptions(tables=("dark", "white")),
     "flat_tiles": SceneOptions(thickness=False),
     "square_corners": SceneOptions(rounded_corners=False),
+    "no_spinner": SceneOptions(spinner=False),
 }
 RESULTS = REPO / "benchmarks" / "results" / "detector_realism.json"
 

@@ -85,15 +85,16 @@ class SecondLook:
 SLANT = 1.4
 """A photo whose nearest tile looks this much larger than its farthest (``calibration.table_plane``)
 is redrawn square-on and its tiles found again there: of the thresholds with the most exact totals
-on the 400 synthetic validation hands, the lowest (382 never redrawing, 380 at 1.1, 382 at 1.2,
-384 at 1.3, 385 at 1.4 and 1.5, 383 at 1.7; benchmarks/slant_threshold.py, odd shapes and boxes
-over part of a tile left out as ODD_SHAPE and SMALLEST_BOX say; 1.4 with the counter before too).
+on the 400 synthetic validation hands, the lowest (382 never redrawing, 381 at 1.1, 383 at 1.2
+and 1.3, 385 at 1.4 and 1.5, 383 at 1.7; benchmarks/slant_threshold.py, odd shapes and boxes
+over part of a tile left out as ODD_SHAPE and SMALLEST_BOX say, the view VIEW_OVER_INPUT; 1.4
+with the counter before and the larger view too).
 The rule was "the lowest that costs them nothing against never redrawing" until the size test
 made that 1.2, which redraws the tilted synthetic hands of benchmarks/score_bench.py and takes
 them far over the time budget (2.87x decode plus one forward pass, 1.59x counting both). The
-synthetic hands only guard: the detector learnt their tilts. The real photos slanted 40 degrees
-further ask for it (7 of 27 totals exact never redrawing, 18 at 1.4, 19 at 1.2 and 1.3, 20 at
-1.1), and are beside the choice, not in it."""
+synthetic hands only guard: the detector learnt their tilts. The real photos slanted further ask
+for it (40 degrees: 7 of 27 totals exact never redrawing, 18 at 1.2 to 1.4, 19 at 1.1; 25
+degrees: 22 never and at 1.4, 24 at 1.2 and 1.3, 25 at 1.1), and are beside the choice, not in it."""
 VIEW_OVER_INPUT = 2
 """The photo redrawn square-on is at most this many times the detector's input on its longer side
 (896 px at 448): the detector shrinks it to its input anyway (smoothly, from twice the size), and
