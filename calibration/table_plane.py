@@ -35,9 +35,9 @@ SETTLED = 1e-6
 _NUDGE = 1e-6
 """Each number's nudge for the finite-difference Jacobian."""
 _SQUARE_ON = np.array([0.0, 0.0, 1.0, 0.0])
+"""The shape (horizon x, horizon y, stretch, shear) of a plane seen square-on."""
 _NEXT, _PREVIOUS = [1, 2, 3, 0], [3, 0, 1, 2]
 """Each corner's next and previous corner round a quad."""
-"""The shape (horizon x, horizon y, stretch, shear) of a plane seen square-on."""
 
 
 @dataclass(frozen=True)
