@@ -25,9 +25,9 @@ import numpy as np
 LEAST_TILES = 3
 """Fewer tiles tell too little about the plane (each gives four right angles and a ratio)."""
 LONGEST_VIEW = 1600
-"""The redrawn view's longer side at most: the detector sees it at 448 px and the verifier's crops
-are 64 px long, so a phone photo's full resolution would only cost warping time and memory (the
-boxes found are refined in the photo itself)."""
+"""The redrawn view's longer side at most, for a caller that gives none: a phone photo's full
+resolution would only cost warping time and memory (the boxes found are refined in the photo
+itself). The pipeline gives its own, from its detector's input size (vision.pipeline.VIEW_OVER_INPUT)."""
 STEPS = 30
 """Levenberg-Marquardt steps at most; the fit usually settles in under ten."""
 SETTLED = 1e-6

@@ -101,7 +101,8 @@ VIEW_OVER_INPUT = 2
 the verifier's crops are 64 px long. At 2 the 400 synthetic validation hands and the real photos
 slanted 25 and 40 degrees further total as with the 1600 px view before at every slant threshold
 from 1.4 up (benchmarks/slant_threshold.py), and the redrawing costs about 11 ms instead of 21 on
-a slanted 2366x2900 photo; at 1024 px a box over two parts of tiles in one validation hand tipped
+a slanted 2366x2900 photo (scratch timing; benchmarks/score_bench.py's whole run: 1.39x decode plus
+both forward passes against 1.57x); at 1024 px a box over two parts of tiles in one validation hand tipped
 the threshold's choice to 1.2 (scratch)."""
 ODD_SHAPE = 0.2
 """A box the table's plane cannot make a 2:1 rectangle (a corner's cosine, or the log of its sides'
