@@ -7,7 +7,7 @@ pipeline); the real photos are scored beside, never used to choose.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +19,16 @@ F1_TIE = 0.005
 Rates = tuple[float, float, float]
 
 
-def photo_sets(description: str) -> tuple[argparse.Namespace, dict[str, list[Any]]]:
-    """Parse ``--set`` and ``--images``; the synthetic set's and the real photos' (label, image) pairs."""
+def photo_sets(
+    description: str, more_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+) -> tuple[argparse.Namespace, dict[str, list[Any]]]:
+    """Parse ``--set`` and ``--images`` (and what ``more_arguments`` adds); the synthetic set's and
+    the real photos' (label, image) pairs."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
     parser.add_argument("--images", type=int, default=400)
+    if more_arguments is not None:
+        more_arguments(parser)
     args = parser.parse_args()
     photos = {
         "synthetic": list(iter_images(load_folder(args.set)[: args.images])),

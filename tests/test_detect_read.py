@@ -125,6 +125,39 @@ def test_rectify_and_cut_halves_follow_the_corner_order():
     assert cut_halves(image, [], 40).shape == (0, 40, 40, 3)
 
 
+def large_tile_photo() -> tuple[np.ndarray, np.ndarray]:
+    """A 480 x 240 px tile turned 30 degrees in a photo, its face one-pixel stripes (grey 127 on
+    average) with a solid white end at corners[0..1]; and its corners."""
+    face = np.zeros((240, 480, 3), np.uint8)
+    face[::2] = 255  # stripes across the tile, a pixel each
+    face[:, :40] = 255  # the end at corners[0..1]
+    flat = np.array([[0, 240], [0, 0], [480, 0], [480, 240]], np.float32)
+    centre, turn = np.array([500, 400], np.float32), np.radians(30)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    corners = (flat - [240, 120]) @ rotation.T + centre
+    H = cv2.getPerspectiveTransform(flat, corners.astype(np.float32))
+    photo = cv2.warpPerspective(face, H, (1000, 800), flags=cv2.INTER_NEAREST)
+    return photo, corners.astype(np.float32)
+
+
+def test_a_large_tile_is_averaged_down_not_sampled():
+    photo, corners = large_tile_photo()
+    face = rectify(photo, corners, 24)  # ten photo pixels to one
+    stripes = face[3:-3, 12:-3].astype(float)
+    assert abs(stripes.mean() - 127) < 5 and stripes.std() < 5  # the stripes' mean, evenly
+    assert face[3:-3, 1:3].mean() > 230  # the white end still on the left, where corners[0..1] are
+    sampled = rectify(photo, corners, 24, shrink_above=None)[3:-3, 12:-3].astype(float)
+    assert abs(sampled.mean() - 127) > 40 and sampled.std() > 30  # bilinear sampling: stripes caught or missed
+
+
+def test_a_tile_near_the_faces_size_or_beyond_the_photo_is_not_shrunk():
+    photo, corners = large_tile_photo()
+    same = rectify(photo, corners, 200)  # 480 px long drawn 400: under SHRINK_ABOVE
+    assert np.array_equal(same, rectify(photo, corners, 200, shrink_above=None))
+    beyond = corners + [2000, 0]
+    assert rectify(photo, beyond, 24).max() == 0  # nothing of the photo to shrink or show
+
+
 # --- photos -------------------------------------------------------------------------------
 
 

@@ -82,7 +82,7 @@ def find_tile_boxes(image_bgr: np.ndarray, config: BaselineConfig) -> list[np.nd
 def count_pips(image_bgr: np.ndarray, corners: np.ndarray, config: BaselineConfig) -> tuple[int, int]:
     """Pips in the half at corners[0..1], then in the other half."""
     side = config.half_px
-    face = rectify(image_bgr, corners, side)
+    face = rectify(image_bgr, corners, side, shrink_above=None)
     return _count_blobs(face[:, :side], config), _count_blobs(face[:, side:], config)
 
 

@@ -12,15 +12,21 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.sampling import SHRINK_ABOVE, warp_shrunk
+
 HALF_PX = 48
 """The side of a half the counter is trained at: 6 rows of pips (double-18) still get 8 px each."""
 
 
-def rectify(image_bgr: np.ndarray, corners: np.ndarray, half_px: int = HALF_PX) -> np.ndarray:
-    """The tile's face as ``(half_px, 2 * half_px, 3)``, the corners[0..1] end on the left."""
+def rectify(
+    image_bgr: np.ndarray, corners: np.ndarray, half_px: int = HALF_PX, shrink_above: float | None = SHRINK_ABOVE
+) -> np.ndarray:
+    """The tile's face as ``(half_px, 2 * half_px, 3)``, the corners[0..1] end on the left; a tile
+    much larger in the photo is averaged down first (``vision.sampling``; None: sampled as it is,
+    as the classical baseline does)."""
     target = np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
     H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
-    return cv2.warpPerspective(image_bgr, H, (2 * half_px, half_px), flags=cv2.INTER_AREA)
+    return warp_shrunk(image_bgr, H, (2 * half_px, half_px), shrink_above)
 
 
 def split(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
