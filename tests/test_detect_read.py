@@ -158,6 +158,14 @@ def test_a_tile_near_the_faces_size_or_beyond_the_photo_is_not_shrunk():
     assert rectify(photo, beyond, 24).max() == 0  # nothing of the photo to shrink or show
 
 
+def test_a_warp_that_cannot_be_undone_is_drawn_without_averaging():
+    from vision.sampling import shrinking
+
+    assert shrinking(np.zeros((3, 3)), (96, 48), 1.5) == 1  # no inverse: nothing to measure
+    assert shrinking(np.diag([0.1, 0.1, 1.0]), (96, 48), 1.5) == 10  # ten photo pixels to one
+    assert shrinking(np.diag([0.1, 0.1, 1.0]), (96, 48), None) == 1
+
+
 # --- photos -------------------------------------------------------------------------------
 
 

@@ -50,7 +50,10 @@ def shrinking(matrix: np.ndarray, size: tuple[int, int], shrink_above: float | N
     square root of its areas' ratio) rounded up, once that is above ``shrink_above``; else 1."""
     if shrink_above is None:
         return 1
-    drawn_from = abs(cv2.contourArea(source_of(matrix, size).astype(np.float32)))
+    try:
+        drawn_from = abs(cv2.contourArea(source_of(matrix, size).astype(np.float32)))
+    except np.linalg.LinAlgError:
+        return 1  # a degenerate box (no area): nothing worth averaging
     across = float(np.sqrt(drawn_from / max(size[0] * size[1], 1)))
     return int(np.ceil(across)) if across > shrink_above else 1
 
