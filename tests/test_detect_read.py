@@ -158,12 +158,14 @@ def test_a_tile_near_the_faces_size_or_beyond_the_photo_is_not_shrunk():
     assert rectify(photo, beyond, 24).max() == 0  # nothing of the photo to shrink or show
 
 
-def test_a_warp_that_cannot_be_undone_is_drawn_without_averaging():
-    from vision.sampling import shrinking
+def test_how_many_times_a_warp_averages_the_photo_down_first():
+    from vision.sampling import shrinking, source_of, warp_shrunk
 
-    assert shrinking(np.zeros((3, 3)), (96, 48), 1.5) == 1  # no inverse: nothing to measure
-    assert shrinking(np.diag([0.1, 0.1, 1.0]), (96, 48), 1.5) == 10  # ten photo pixels to one
-    assert shrinking(np.diag([0.1, 0.1, 1.0]), (96, 48), None) == 1
+    tenth = np.diag([0.1, 0.1, 1.0])  # ten photo pixels to one
+    assert shrinking(source_of(tenth, (96, 48)), (96, 48), 1.5) == 10
+    assert shrinking(source_of(np.diag([0.7, 0.7, 1.0]), (96, 48)), (96, 48), 1.5) == 1  # 1.43 to one
+    photo = np.full((600, 1200, 3), 90, np.uint8)
+    assert (warp_shrunk(photo, np.zeros((3, 3)), (96, 48)) == 0).all()  # no inverse: drawn as the warp draws it
 
 
 # --- photos -------------------------------------------------------------------------------

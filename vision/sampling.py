@@ -14,9 +14,12 @@ import cv2
 import numpy as np
 
 SHRINK_ABOVE = 1.5
-"""A warp that draws more than this many photo pixels to one (across) is averaged down first: at
-2-3 to one, bilinear sampling already skips pixels (measured on the real photos' halves:
-benchmarks/reader_confidence.py)."""
+"""A warp that draws more than this many photo pixels to one (across) is averaged down first, to at
+most one to one. The synthetic hands' halves (about 0.6-2.3 photo pixels to one at 1280 x 960) are
+mostly drawn as before; the real photos' (3-11 to one) all averaged. Averaging down to one to one
+rather than to 1.5 or 2 to one left the real halves read more surely (the least sure tile read on
+its labelled corners at 0.79 against 0.63 and 0.55; a scratch comparison, not in the repository);
+``benchmarks/reader_confidence.py`` measures the result."""
 
 
 def warp_shrunk(
@@ -30,11 +33,15 @@ def warp_shrunk(
     of the photo it draws averaged down first where the warp shrinks by more than ``shrink_above``
     (None: never). The photo's edges stay where they are: what lies beyond them is drawn by the
     warp's border options, as without the shrinking."""
-    times = shrinking(matrix, size, shrink_above)
-    if times > 1:
-        part, to_part = averaged_part(image_bgr, matrix, size, times)
+    if shrink_above is not None:
+        try:
+            source = source_of(matrix, size)
+        except np.linalg.LinAlgError:
+            source = None  # a degenerate box (no area): nothing worth averaging
+        times = 1 if source is None else shrinking(source, size, shrink_above)
+        part = averaged_part(image_bgr, source, times) if source is not None and times > 1 else None
         if part is not None:
-            image_bgr, matrix = part, matrix @ np.linalg.inv(to_part)
+            image_bgr, matrix = part[0], matrix @ np.linalg.inv(part[1])
     return cv2.warpPerspective(image_bgr, matrix, size, flags=cv2.INTER_LINEAR, **warp_options)
 
 
@@ -45,31 +52,24 @@ def source_of(matrix: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.perspectiveTransform(frame, np.linalg.inv(np.asarray(matrix, np.float64)))[0]
 
 
-def shrinking(matrix: np.ndarray, size: tuple[int, int], shrink_above: float | None) -> int:
-    """How many times to average the photo down before the warp: the warp's shrinking across (the
-    square root of its areas' ratio) rounded up, once that is above ``shrink_above``; else 1."""
-    if shrink_above is None:
-        return 1
-    try:
-        drawn_from = abs(cv2.contourArea(source_of(matrix, size).astype(np.float32)))
-    except np.linalg.LinAlgError:
-        return 1  # a degenerate box (no area): nothing worth averaging
+def shrinking(source: np.ndarray, size: tuple[int, int], shrink_above: float) -> int:
+    """How many times to average the photo down before a warp from the ``source`` quad into ``size``:
+    its shrinking across (the square root of the areas' ratio) rounded up, once that is above
+    ``shrink_above``; else 1."""
+    drawn_from = abs(cv2.contourArea(np.asarray(source, np.float32)))
     across = float(np.sqrt(drawn_from / max(size[0] * size[1], 1)))
     return int(np.ceil(across)) if across > shrink_above else 1
 
 
-def averaged_part(
-    image_bgr: np.ndarray, matrix: np.ndarray, size: tuple[int, int], times: int
-) -> tuple[np.ndarray | None, np.ndarray]:
-    """The part of the photo a warp draws from, averaged down ``times`` times, and the matrix from
-    the photo's pixels to the part's; None when the warp draws nothing from inside the photo. The
+def averaged_part(image_bgr: np.ndarray, source: np.ndarray, times: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The part of the photo round the ``source`` quad, averaged down ``times`` times, and the
+    matrix from the photo's pixels to the part's; None when the quad lies beyond the photo. The
     part's width and height are whole multiples of ``times``, taken off the sides inside the photo."""
     height, width = image_bgr.shape[:2]
-    source = source_of(matrix, size)
     left, top = np.maximum(np.floor(source.min(axis=0)).astype(int) - 1, 0)
     right, bottom = np.minimum(np.ceil(source.max(axis=0)).astype(int) + 2, [width, height])
     if right - left < times or bottom - top < times:
-        return None, np.eye(3)
+        return None
     spare_x, spare_y = (right - left) % times, (bottom - top) % times
     left, right = (left, right - spare_x) if right < width else (left + spare_x, right)
     top, bottom = (top, bottom - spare_y) if bottom < height else (top + spare_y, bottom)
@@ -79,5 +79,4 @@ def averaged_part(
     )  # fmt: skip
     # pixel centres: x in the photo is (x - left + 0.5) / times - 0.5 in the part
     shift_x, shift_y = (0.5 - left) / times - 0.5, (0.5 - top) / times - 0.5
-    to_part = np.array([[1 / times, 0, shift_x], [0, 1 / times, shift_y], [0, 0, 1]])
-    return part, to_part
+    return part, np.array([[1 / times, 0, shift_x], [0, 1 / times, shift_y], [0, 0, 1]])
