@@ -125,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: share of halves taught under a specular reflection (CounterRecipe.glossy)",
     )  # fmt: skip
     train.add_argument(
+        "--half-px", type=int, default=None,
+        help="pips: the side of a half as the counter sees it (default 48; CounterRecipe.half_px)",
+    )  # fmt: skip
+    train.add_argument(
+        "--least-count", type=int, default=0,
+        help="pips: teach only halves of this many pips or more (CounterRecipe.least_count; needs --out)",
+    )  # fmt: skip
+    train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
@@ -409,15 +417,23 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
         if not 0 <= args.glossy <= 1:
             raise UsageError(f"--glossy is a share of halves, 0 to 1 (got {args.glossy})")
+        if args.half_px is not None and not 16 <= args.half_px <= 128:
+            raise UsageError(f"--half-px is a half's side in pixels, 16 to 128 (got {args.half_px})")
+        if not 0 <= args.least_count <= 18:
+            raise UsageError(f"--least-count is a number of pips, 0 to 18 (got {args.least_count})")
         recipe = CounterRecipe(
-            scenes=args.scenes or CounterRecipe.scenes,
+            scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
             seed=CounterRecipe.seed if args.seed is None else args.seed,
             cut_tiles=args.cut_tiles,
             overshoot=args.overshoot,
             glossy=args.glossy,
+            half_px=args.half_px or CounterRecipe.half_px,
+            least_count=args.least_count,
         )
+        if recipe.least_count and args.out is None:
+            raise UsageError("--least-count trains a counter of high halves only, which is not bundled: give --out")
         card = train_and_export(args.out or Path("models/pip-counter"), recipe)
         print(json.dumps(card, indent=2))
         return 0

@@ -51,7 +51,7 @@ def measure(
 ) -> dict[str, Any]:
     """Render, train and measure one variant with one seed (the seed picks scenes and training)."""
     start = time.perf_counter()
-    crops, counts = synthetic_halves(scenes, seed, options)
+    crops, counts = synthetic_halves(scenes, seed, CounterRecipe(scenes=scenes, epochs=epochs, seed=seed), options)
     halves = list(zip(crops, counts.tolist(), strict=True))
     random.Random(seed).shuffle(halves)
     held_out = halves[: len(halves) // 10]

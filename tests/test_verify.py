@@ -240,3 +240,16 @@ def test_glossy_patches_only_lighten_keep_pips_darker_and_draw_nothing_at_share_
     again = glossy_patches(batch.clone(), torch.Generator().manual_seed(5), 0.5)
     some = (again - batch).abs().amax(dim=(1, 2, 3)) > 0.05
     assert 0 < some.float().mean() < changed.float().mean()
+
+
+def test_a_box_mostly_inside_a_better_one_is_covered_and_neighbours_are_not():
+    from vision.detect.verify import covered_by_better
+
+    tile = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
+    over_one_half = np.array([[50, 35], [50, 5], [100, 5], [100, 35]], np.float32)  # 0.6 of it inside the tile
+    neighbour = tile + np.float32([82, 0])  # laid end to end beside it
+    covered = covered_by_better(np.stack([tile, neighbour, over_one_half]), 0.5)
+    assert covered.tolist() == [False, False, True]
+    assert not covered_by_better(np.stack([tile, neighbour, over_one_half]), 0.7).any()
+    assert covered_by_better(np.stack([over_one_half, tile]), 0.5).tolist() == [False, False]  # the better one stays
+    assert covered_by_better(tile[None], 0.5).tolist() == [False]

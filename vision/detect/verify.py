@@ -168,9 +168,20 @@ def choose_verified(
 def may_overlap(corners: np.ndarray, iou: float) -> np.ndarray:
     """``(n, n)`` bool: whether two rectangles may overlap by more than ``iou`` (never a box and itself).
 
-    Cheap and never too small: their intersection lies within either one intersected with the
-    other's bounding box drawn along its own sides (exact for boxes side by side, as tiles in a row
-    and a tile's near duplicates are), so their IoU is at most that over their areas' sum less it."""
+    Cheap and never too small: their intersection is at most ``overlap_bounds``, so their IoU is at
+    most that over their areas' sum less it."""
+    common, areas = overlap_bounds(corners)
+    near = common / np.maximum(areas[:, None] + areas[None] - common, 1e-9) > iou
+    np.fill_diagonal(near, False)
+    return near
+
+
+def overlap_bounds(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(n, n)`` upper bounds on the areas two rectangles share, and ``(n,)`` their areas.
+
+    Their intersection lies within either one intersected with the other's bounding box drawn
+    along its own sides (exact for boxes side by side, as tiles in a row and a tile's near
+    duplicates are)."""
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     centres = corners.mean(axis=1)
     along, across = corners[:, 2] - corners[:, 1], corners[:, 1] - corners[:, 0]
@@ -182,8 +193,20 @@ def may_overlap(corners: np.ndarray, iou: float) -> np.ndarray:
     halves = np.stack([lengths, widths], axis=1)[:, None] / 2
     sides = np.clip(np.minimum(spans.max(axis=2), halves) - np.maximum(spans.min(axis=2), -halves), 0, None)
     inside = sides[..., 0] * sides[..., 1]
-    common = np.minimum(inside, inside.T)
-    areas = lengths * widths
-    near = common / np.maximum(areas[:, None] + areas[None] - common, 1e-9) > iou
-    np.fill_diagonal(near, False)
-    return near
+    return np.minimum(inside, inside.T), lengths * widths
+
+
+def covered_by_better(corners: np.ndarray, share: float) -> np.ndarray:
+    """``(n,)`` bool: which of these boxes (best first) lie more than ``share`` of their own area
+    inside a better box. Tiles never lie on one another, so such a box is part of a tile already
+    kept (a box over one half of it and beyond, which overlaps it too little for suppression by
+    IoU to take it), not a tile; ``overlap_bounds`` leaves only the few pairs worth measuring."""
+    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    covered = np.zeros(len(corners), bool)
+    if len(corners) < 2:
+        return covered
+    common, areas = overlap_bounds(corners)
+    for worse, better in zip(*np.nonzero(np.tril(common > share * areas[:, None], k=-1)), strict=True):
+        shared, _ = cv2.intersectConvexConvex(corners[worse], corners[better])
+        covered[worse] |= shared > share * areas[worse]
+    return covered
