@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
 
 F1_TIE = 0.005
@@ -35,6 +36,23 @@ def photo_sets(
         "real": list(iter_images(pip_labelled())),
     }
     return args, {name: found for name, found in photos.items() if found}
+
+
+def sweep_arguments(
+    description: str, option: str, default: str
+) -> tuple[argparse.Namespace, list[float | None], list[LabelledImage]]:
+    """Parse ``--set``, ``--images`` and ``--OPTION`` (comma-separated values to sweep, ``never`` for
+    the test left out); the values (None for never) and the synthetic set's labels."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
+    parser.add_argument("--images", type=int, default=400)
+    parser.add_argument(f"--{option}", default=default)
+    args = parser.parse_args()
+    values = [None if value == "never" else float(value) for value in getattr(args, option).split(",")]
+    labels = load_folder(args.set)[: args.images]
+    if not labels:
+        parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 8)")
+    return args, values, labels
 
 
 def rates(matched: int, labelled: int, predicted: int) -> Rates:

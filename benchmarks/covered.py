@@ -12,15 +12,14 @@ Each row gives exact totals, tile recall and tile precision. Writes
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
+from benchmarks.choosing import sweep_arguments
 from benchmarks.report import write_report
 from vision.data.labels import LabelledImage
-from vision.data.real import iter_images, load_folder, pip_labelled
+from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import score_image
 from vision.pipeline import COVERED, HandScorer
 
@@ -55,15 +54,7 @@ def cells(row: dict[str, int] | None) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
-    parser.add_argument("--images", type=int, default=400)
-    parser.add_argument("--shares", default="never,0.3,0.4,0.5,0.6,0.7,0.8")
-    args = parser.parse_args()
-    shares = [None if value == "never" else float(value) for value in args.shares.split(",")]
-    labels = load_folder(args.set)[: args.images]
-    if not labels:
-        parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 8)")
+    args, shares, labels = sweep_arguments(__doc__, "shares", "never,0.3,0.4,0.5,0.6,0.7,0.8")
     real = pip_labelled()
     rows = {
         name_of(share): {

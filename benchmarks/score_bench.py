@@ -12,7 +12,10 @@ Issue 4's budget: the whole time at most 1.5x (decode + the detector's forward p
 and peak memory under 600 MB. The detector's forward pass is timed on its own after each run
 (``detector_forward``), and every pass the pipeline made in the run is timed too
 (``forward_passes``: a close-up is looked at twice, a slanted photo again square-on); the
-ratio is given both ways. Writes ``benchmarks/results/score.json``.
+ratio is given both ways, as the ratio of the medians (``ratio_*``) and as the median of each run's
+own ratio (``run_ratio_*``: a run's total over that run's decoding and forward pass, so that a
+slow moment of the machine, which slows both, cancels out; the medians of different stages come
+from different runs). Writes ``benchmarks/results/score.json``.
 """
 
 from __future__ import annotations
@@ -99,10 +102,15 @@ for _ in range(repeats):
     scorer.detector.session.run(None, {scorer.detector.input_name: blob})
     stages["detector_forward"].append((time.perf_counter() - forward) * 1000)
 median = {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
+def run_ratio(forward):
+    runs = zip(stages["total"], stages["decode"], stages[forward], strict=True)
+    return round(statistics.median(total / (decode + spent) for total, decode, spent in runs), 2)
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 row = {
     "photo": source, "size": [width, height], "tiles": len(prediction.tiles), "passes": passes,
     "median_ms": median, "peak_mb": round(peak_mb),
+    "run_ratio_to_decode_plus_forward": run_ratio("detector_forward"),
+    "run_ratio_counting_every_pass": run_ratio("forward_passes"),
 }
 print(json.dumps(row))
 """
@@ -148,6 +156,12 @@ def main() -> None:
         "goal_met": all(row["ratio_to_decode_plus_forward"] <= 1.5 and row["peak_mb"] < 600 for row in rows),
         "goal_met_counting_every_pass": all(
             row["ratio_counting_every_pass"] <= 1.5 and row["peak_mb"] < 600 for row in rows
+        ),
+        "goal_met_run_by_run": all(
+            row["run_ratio_to_decode_plus_forward"] <= 1.5 and row["peak_mb"] < 600 for row in rows
+        ),
+        "goal_met_run_by_run_counting_every_pass": all(
+            row["run_ratio_counting_every_pass"] <= 1.5 and row["peak_mb"] < 600 for row in rows
         ),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

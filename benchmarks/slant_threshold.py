@@ -15,15 +15,14 @@ Writes ``benchmarks/results/slant_threshold.json`` and ``.md``.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
+from benchmarks.choosing import sweep_arguments
 from benchmarks.real_variants import VARIANTS, measure
 from benchmarks.report import write_report
-from vision.data.real import iter_images, load_folder, pip_labelled
+from vision.data.real import iter_images, pip_labelled
 from vision.pipeline import HandScorer
 
 REAL_VARIANTS = ("as-taken", "slanted-25", "slanted-40")
@@ -35,15 +34,8 @@ def exact_totals(row: dict) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
-    parser.add_argument("--images", type=int, default=400)
-    parser.add_argument("--slants", default="never,1.1,1.2,1.3,1.4,1.5,1.7")
-    args = parser.parse_args()
-    slants = [None if value == "never" else float(value) for value in args.slants.split(",")]
-    hands = list(iter_images(load_folder(args.set)[: args.images]))
-    if not hands:
-        parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 8)")
+    args, slants, labels = sweep_arguments(__doc__, "slants", "never,1.1,1.2,1.3,1.4,1.5,1.7")
+    hands = list(iter_images(labels))
     real = list(iter_images(pip_labelled()))
     rows = []
     for slant in tqdm(slants, desc="slant thresholds", unit="threshold"):

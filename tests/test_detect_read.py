@@ -162,7 +162,8 @@ def test_how_many_times_a_warp_averages_the_photo_down_first():
     from vision.sampling import shrinking, source_of, warp_shrunk
 
     tenth = np.diag([0.1, 0.1, 1.0])  # ten photo pixels to one
-    assert shrinking(source_of(tenth, (96, 48)), (96, 48), 1.5) == 10
+    assert shrinking(source_of(tenth, (96, 48)), (96, 48), 1.5) == 16  # a power of two: halved four times
+    assert shrinking(source_of(np.diag([0.25, 0.25, 1.0]), (96, 48)), (96, 48), 1.5) == 4
     assert shrinking(source_of(np.diag([0.7, 0.7, 1.0]), (96, 48)), (96, 48), 1.5) == 1  # 1.43 to one
     photo = np.full((600, 1200, 3), 90, np.uint8)
     assert (warp_shrunk(photo, np.zeros((3, 3)), (96, 48)) == 0).all()  # no inverse: drawn as the warp draws it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,6 +18,7 @@ from vision.detect.refine import (
     crop_box,
     crop_boxes,
     offsets_to_corners,
+    through_each,
 )
 from vision.detect.train_refiner import match_boxes
 from vision.detect.train_verifier import rectangle
@@ -87,6 +89,14 @@ def test_the_bundled_refiner_mends_boxes_run_past_a_tiles_end():
     before = [corner_error(box, tile) / length for box, tile, length in zip(boxes, tiles, lengths, strict=True)]
     after = [corner_error(box, tile) / length for box, tile, length in zip(refined, tiles, lengths, strict=True)]
     assert np.median(before) > 0.1 and np.median(after) < 0.08  # 0.29 and about 0.05
+
+
+def test_points_go_through_each_boxs_own_homography_as_opencv_takes_them():
+    rng = np.random.default_rng(3)
+    matrices = np.eye(3) + rng.normal(0, 0.05, (5, 3, 3)) * [[10, 10, 100], [10, 10, 100], [0.001, 0.001, 0]]
+    points = rng.uniform(0, 64, (5, 4, 2))
+    expected = [cv2.perspectiveTransform(quad[None], matrix)[0] for quad, matrix in zip(points, matrices, strict=True)]
+    assert np.allclose(through_each(matrices, points), expected, atol=1e-3)
 
 
 def test_a_missing_refiner_model_is_named(tmp_path):

@@ -25,8 +25,9 @@ def rectify(
     much larger in the photo is averaged down first (``vision.sampling``; None: sampled as it is,
     as the classical baseline does)."""
     target = np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
-    H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
-    return warp_shrunk(image_bgr, H, (2 * half_px, half_px), shrink_above)
+    corners = np.asarray(corners, np.float32)
+    H = cv2.getPerspectiveTransform(corners, target)
+    return warp_shrunk(image_bgr, H, (2 * half_px, half_px), shrink_above, source=corners)  # it draws the tile
 
 
 def split(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
