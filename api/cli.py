@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
     )
+    train.add_argument(
+        "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
+    )
     train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
@@ -456,6 +459,7 @@ def run_train(args: argparse.Namespace) -> int:
             scenes=args.scenes or RefinerRecipe.scenes,
             epochs=args.epochs or RefinerRecipe.epochs,
             seed=RefinerRecipe.seed if args.seed is None else args.seed,
+            averaged=args.averaged_crops,
         )
         card = train_refiner.train_and_export(args.out or Path("models/box-refiner"), refiner_recipe)
         print(json.dumps(card, indent=2))

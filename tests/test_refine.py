@@ -102,3 +102,20 @@ def test_points_go_through_each_boxs_own_homography_as_opencv_takes_them():
 def test_a_missing_refiner_model_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="box refiner"):
         BoxRefiner(tmp_path / "nothing.onnx")
+
+
+def test_a_large_box_is_cropped_averaged_where_the_refiner_learnt_it_so(tmp_path):
+    import json
+    import shutil
+
+    image = np.zeros((1200, 1200, 3), np.uint8)
+    image[:, ::2] = 255  # one-pixel stripes, which a crop twelve times smaller can only average
+    tile = TILE * 6
+    sampled, averaged = crop_box(image, tile), crop_box(image, tile, averaged=True)
+    assert abs(float(averaged[10:30, 14:50].mean()) - 127.5) < 3 and averaged[10:30, 14:50].std() < 3
+    stripes = sampled[10:30, 14:50].astype(float)
+    assert abs(stripes.mean() - 127.5) > 40 or stripes.std() > 30  # sampling catches stripes or misses them
+    shutil.copy(REFINER, tmp_path / "model.onnx")
+    assert not BoxRefiner(tmp_path / "model.onnx").averaged  # no card: crops as sampled
+    (tmp_path / "card.json").write_text(json.dumps({"recipe": {"averaged": True}}))
+    assert BoxRefiner(tmp_path / "model.onnx").averaged

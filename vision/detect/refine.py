@@ -14,6 +14,7 @@ whole tile.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.onnx_session import cpu_session
+from vision.sampling import SHRINK_ABOVE, warp_shrunk
 
 LONG_PX = 40
 """The box's long side in the crop (its short side in proportion)."""
@@ -53,23 +55,25 @@ def framing(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return placed, cv2.getPerspectiveTransform(np.asarray(corners, np.float32), placed)
 
 
-def crop_framed(image_bgr: np.ndarray, to_crop: np.ndarray) -> np.ndarray:
-    """The crop a box's homography ``to_crop`` makes, the photo's outside grey."""
+def crop_framed(image_bgr: np.ndarray, to_crop: np.ndarray, averaged: bool = False) -> np.ndarray:
+    """The crop a box's homography ``to_crop`` makes, the photo's outside grey; ``averaged``: the
+    part of the photo it draws averaged down first where the crop shrinks it (``vision.sampling``),
+    else sampled bilinearly as it is."""
     height, width = CROP_SHAPE
-    return cv2.warpPerspective(
-        image_bgr, to_crop, (width, height), flags=cv2.INTER_AREA,
+    return warp_shrunk(
+        image_bgr, to_crop, (width, height), SHRINK_ABOVE if averaged else None,
         borderMode=cv2.BORDER_CONSTANT, borderValue=(OUTSIDE_GREY,) * 3,
     )  # fmt: skip
 
 
-def crop_box(image_bgr: np.ndarray, corners: np.ndarray) -> np.ndarray:
+def crop_box(image_bgr: np.ndarray, corners: np.ndarray, averaged: bool = False) -> np.ndarray:
     """The box rectified (``box_in_crop``) with its surroundings, the photo's outside grey."""
-    return crop_framed(image_bgr, framing(corners)[1])
+    return crop_framed(image_bgr, framing(corners)[1], averaged)
 
 
-def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray], averaged: bool = False) -> np.ndarray:
     """``(n, 40, 64, 3)`` uint8 crops of every box."""
-    crops = [crop_box(image_bgr, quad) for quad in corners]
+    crops = [crop_box(image_bgr, quad, averaged) for quad in corners]
     return np.stack(crops) if crops else np.zeros((0, *CROP_SHAPE, 3), np.uint8)
 
 
@@ -102,6 +106,10 @@ class BoxRefiner:
 
     def __init__(self, model_path: Path) -> None:
         self.session = cpu_session(model_path, "box refiner")
+        card_path = model_path.with_name("card.json")
+        card = json.loads(card_path.read_text()) if card_path.exists() else {}
+        self.averaged = bool(card.get("recipe", {}).get("averaged", False))
+        """Whether the model learnt crops averaged down (its card's recipe says; older cards: not)."""
 
     def offsets(self, crops: np.ndarray) -> np.ndarray:
         """``(n, 8)`` corner offsets for ``(n, 40, 64, 3)`` uint8 BGR crops."""
@@ -115,7 +123,7 @@ class BoxRefiner:
         if len(corners) == 0:
             return []
         frames = [framing(box) for box in corners]  # each box's crop placement, once: to cut and to read back
-        said = self.offsets(np.stack([crop_framed(image_bgr, to_crop) for _, to_crop in frames]))
+        said = self.offsets(np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames]))
         placed = np.stack([place for place, _ in frames])
         to_photo = np.linalg.inv(np.stack([to_crop for _, to_crop in frames]))  # every box's at once
         return list(through_each(to_photo, placed + said.reshape(-1, 4, 2) * LONG_PX))
