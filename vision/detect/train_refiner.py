@@ -66,8 +66,8 @@ class RefinerRecipe:
     Tried once with this recipe (13 minutes): worse everywhere, so not bundled (held-out synthetic
     worst corner median 0.041 against 0.039, p95 0.110 against 0.100; the real photos' boxes 0.046
     against 0.044; in a scratch run of the whole pipeline the 400 validation hands 374 exact totals
-    against 385, the real photos 27 either way). The averaging blurs the tile's edges, which are what
-    the refiner places."""
+    against 385, the real photos 27 either way). A likely reason, not measured: the averaging blurs
+    the tile's edges, which are what the refiner places."""
 
 
 def build_model() -> Any:
