@@ -243,11 +243,11 @@ def test_an_overrun_box_runs_past_one_end_only():
 
 
 def test_overshoot_changes_the_boxes_taught_but_not_the_counts():
-    from vision.read.train_counter import HalvesJob, scene_halves
+    from vision.read.train_counter import CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
 
     halves, counts = scene_halves(HalvesJob(17, FULL))
-    overrun_halves, overrun_counts = scene_halves(HalvesJob(17, FULL, overshoot=1.0))
+    overrun_halves, overrun_counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(overshoot=1.0)))
     assert np.array_equal(counts, overrun_counts)
     assert not np.array_equal(halves, overrun_halves)
 
@@ -268,21 +268,22 @@ def test_a_cut_tile_is_taught_as_the_detector_finds_it():
 
 
 def test_cut_tiles_are_taught_only_when_asked():
-    from vision.read.train_counter import CUT, HalvesJob, scene_halves
+    from vision.read.train_counter import CUT, CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
 
-    halves, counts = scene_halves(HalvesJob(17, FULL, cut_tiles=True))  # a hand with a tile the frame cuts
+    # a hand with a tile the frame cuts
+    halves, counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(cut_tiles=True)))
     assert (counts == CUT).any() and len(halves) == len(counts)
     halves, counts = scene_halves(HalvesJob(17, FULL))  # the bundled counter's recipe: left out
     assert not (counts == CUT).any() and len(halves) == len(counts) and counts.max() <= 18
 
 
 def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
-    from vision.read.train_counter import HalvesJob, scene_halves
+    from vision.read.train_counter import CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
 
     halves, counts = scene_halves(HalvesJob(17, FULL))
-    high_halves, high_counts = scene_halves(HalvesJob(17, FULL, half_px=64, least_count=4))
+    high_halves, high_counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(half_px=64, least_count=4)))
     assert high_halves.shape[1:] == (64, 64, 3) and len(high_halves) == len(high_counts)
     assert np.array_equal(high_counts, counts[counts >= 4]) and (counts < 4).any()
 

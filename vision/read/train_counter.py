@@ -91,22 +91,20 @@ class CounterRecipe:
 
 @dataclass(frozen=True)
 class HalvesJob:
-    """One scene's halves to render: the scene, and what of its tiles to teach (see CounterRecipe)."""
+    """One scene's halves to render: the scene, and the recipe saying what of its tiles to teach."""
 
     seed: int
     options: SceneOptions
-    cut_tiles: bool = False
-    overshoot: float = 0.0
-    half_px: int = HALF_PX
-    least_count: int = 0
+    recipe: CounterRecipe = CounterRecipe()
 
 
 def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
-    """The halves of one rendered hand scene's face-up tiles and their counts; with ``cut_tiles``
-    also a tile cut by the frame as the detector finds it (``as_found``), with CUT for its halves
-    beyond the frame (else such tiles are left out); a share ``overshoot`` of them ``overrun``; only
-    the halves of at least ``least_count`` pips (CUT is never below it)."""
-    seed, options, cut_tiles, overshoot = job.seed, job.options, job.cut_tiles, job.overshoot
+    """The halves of one rendered hand scene's face-up tiles and their counts, as ``job.recipe``
+    teaches them: with ``cut_tiles`` also a tile cut by the frame as the detector finds it
+    (``as_found``), with CUT for its halves beyond the frame (else such tiles are left out); a share
+    ``overshoot`` of them ``overrun``; only the halves of at least ``least_count`` pips (CUT is never
+    below it), cut at ``half_px``."""
+    seed, options, cut_tiles, overshoot = job.seed, job.options, job.recipe.cut_tiles, job.recipe.overshoot
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), (1280, 960), options)
     height, width = image.shape[:2]
@@ -122,8 +120,8 @@ def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
             found = overrun(found, rng)
         corners.append(loosen(found, rng) if rng.random() < LOOSE_SHARE else found)
         counts += half_classes(quad, found, tile["pips"], width, height) if tile["unreadable"] else list(tile["pips"])
-    halves, classes = cut_halves(image, corners, job.half_px), np.array(counts, dtype=np.int64)
-    taught = classes >= max(job.least_count, 0)
+    halves, classes = cut_halves(image, corners, job.recipe.half_px), np.array(counts, dtype=np.int64)
+    taught = classes >= max(job.recipe.least_count, 0)
     return halves[taught], classes[taught]
 
 
@@ -189,12 +187,11 @@ def synthetic_halves(
     scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL
 ) -> tuple[np.ndarray, np.ndarray]:
     """The halves of ``scenes`` rendered scenes (seeds from ``seed``) as ``recipe`` teaches them."""
-    taught = (recipe.cut_tiles, recipe.overshoot, recipe.half_px, recipe.least_count)
-    jobs = [HalvesJob(seed * 100_000 + index, options, *taught) for index in range(scenes)]
+    if scenes == 0:
+        return np.zeros((0, recipe.half_px, recipe.half_px, 3), np.uint8), np.zeros(0, np.int64)
+    jobs = [HalvesJob(seed * 100_000 + index, options, recipe) for index in range(scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         parts = list(tqdm(pool.imap(scene_halves, jobs, chunksize=8), total=scenes, desc="rendering", unit="scene"))
-    empty = (np.zeros((0, recipe.half_px, recipe.half_px, 3), np.uint8), np.zeros(0, np.int64))
-    parts.append(empty)  # no scenes: no halves
     return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
 
 
