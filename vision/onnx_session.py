@@ -1,7 +1,8 @@
-"""The one way the run-time models (detector, verifier, pip counter) are opened in onnxruntime."""
+"""The one way the run-time models are opened in onnxruntime, and their cards read."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +41,10 @@ def cpu_session(model_path: Path, what: str) -> Any:
             options.use_per_session_threads = True
     options.intra_op_num_threads = THREADS
     return onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def model_card(model_path: Path) -> dict[str, Any]:
+    """The ``card.json`` beside a model (its recipe, class names, ...); empty where there is none."""
+    card_path = model_path.with_name("card.json")
+    card: dict[str, Any] = json.loads(card_path.read_text()) if card_path.exists() else {}
+    return card

@@ -200,9 +200,7 @@ class HandScorer:
 
             kept, scores = choose_verified(corners, scores, verify, WEIGHING)
             corners = corners[kept]
-        if self.covered is not None:
-            best_first = np.argsort(-scores, kind="stable")
-            corners, scores = corners[best_first], scores[best_first]
+        if self.covered is not None:  # both ways the boxes come best first, as covered_by_better takes them
             alone = ~covered_by_better(corners, self.covered)
             corners, scores = corners[alone], scores[alone]
         return list(corners), scores

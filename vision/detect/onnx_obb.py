@@ -8,7 +8,6 @@ what the trained one found.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import short_edge_first, xywhr_to_corners
-from vision.onnx_session import cpu_session
+from vision.onnx_session import cpu_session, model_card
 
 
 @dataclass(frozen=True)
@@ -123,8 +122,7 @@ class OBBDetector:
 
     def __init__(self, model_path: Path, imgsz: int | None = None, conf: float = 0.25, iou: float = 0.5) -> None:
         self.session = cpu_session(model_path, "detector")
-        card_path = model_path.with_name("card.json")
-        card = json.loads(card_path.read_text()) if card_path.exists() else {}
+        card = model_card(model_path)
         self.names: list[str] = card.get("names", ["tile"])
         self.input_name = self.session.get_inputs()[0].name
         fixed = self.session.get_inputs()[0].shape[2]  # an int for a fixed-size export, else a name

@@ -14,14 +14,13 @@ whole tile.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.onnx_session import cpu_session
+from vision.onnx_session import cpu_session, model_card
 from vision.sampling import SHRINK_ABOVE, warp_shrunk
 
 LONG_PX = 40
@@ -106,9 +105,7 @@ class BoxRefiner:
 
     def __init__(self, model_path: Path) -> None:
         self.session = cpu_session(model_path, "box refiner")
-        card_path = model_path.with_name("card.json")
-        card = json.loads(card_path.read_text()) if card_path.exists() else {}
-        self.averaged = bool(card.get("recipe", {}).get("averaged", False))
+        self.averaged = bool(model_card(model_path).get("recipe", {}).get("averaged", False))
         """Whether the model learnt crops averaged down (its card's recipe says; older cards: not)."""
 
     def offsets(self, crops: np.ndarray) -> np.ndarray:
