@@ -1,13 +1,17 @@
-"""Choosing when a photo is redrawn square-on (``vision.pipeline.SLANT``).
+"""Choosing when a photo is redrawn square-on (``vision.pipeline.SLANT``, ``SPREAD_SLANT``, ``SLANT_AGAIN``).
 
-    python -m benchmarks.slant_threshold [--set out/synth/val-hand-v10] [--images 400] [--slants never,1.1,...]
+    python -m benchmarks.slant_threshold [--set out/synth/val-hand-v10] [--images 400]
+        [--slants never,1.1,...] [--spreads never,1.5,...] [--agains never,1.1,...]
 
-Runs the whole pipeline at each slant threshold (``never``: no photo redrawn) over synthetic
-validation hands, never the seed-7 hands that measure the pipeline, and chooses, of the
-thresholds with the most exact totals, the lowest (never redrawing counts as the highest). The
-synthetic hands cannot ask for redrawing (the detector learnt their tilts); they only guard
-against its harm. (Until the fourteenth session it chose the lowest threshold with as many exact
-totals as never redrawing; see vision.pipeline.SLANT for why that changed.)
+Runs the whole pipeline over synthetic validation hands, never the seed-7 hands that measure the
+pipeline, at each value of one threshold in turn, the other two as the pipeline has them: the
+plane's slant above which a photo is redrawn (``never``: no photo redrawn), the tiles' size spread
+above which it is redrawn whatever the plane says (``never``: only where the plane says so), and
+the slant still seen in the redrawn view above which it is redrawn once more (``never``: once at
+most). Of each threshold's values with the most exact totals it chooses the lowest (``never``
+counts as the highest). The synthetic hands cannot ask for redrawing (the detector learnt their
+tilts); they only guard against its harm. (Until the fourteenth session it chose the lowest slant
+with as many exact totals as never redrawing; see vision.pipeline.SLANT for why that changed.)
 What asks for it is beside, not chosen by: the labelled real photos as taken and slanted 25 and
 40 degrees further (``benchmarks/real_variants.py``).
 Writes ``benchmarks/results/slant_threshold.json`` and ``.md``.
@@ -15,17 +19,25 @@ Writes ``benchmarks/results/slant_threshold.json`` and ``.md``.
 
 from __future__ import annotations
 
+import argparse
 import time
+from pathlib import Path
 
 from tqdm import tqdm
 
-from benchmarks.choosing import sweep_arguments
 from benchmarks.real_variants import VARIANTS, measure
 from benchmarks.report import write_report
-from vision.data.real import iter_images, pip_labelled
+from vision import pipeline
+from vision.data.real import iter_images, load_folder, pip_labelled
 from vision.pipeline import HandScorer
 
 REAL_VARIANTS = ("as-taken", "slanted-25", "slanted-40")
+THRESHOLDS = {
+    "slant": ("slants", "never,1.1,1.2,1.3,1.4,1.5,1.7"),
+    "spread_slant": ("spreads", "never,1.5,1.6,1.7,1.8,2.0"),
+    "slant_again": ("agains", "never,1.1,1.2,1.3"),
+}
+"""Each of HandScorer's thresholds swept: its option here and the values it tries by default."""
 
 
 def exact_totals(row: dict) -> int:
@@ -33,47 +45,69 @@ def exact_totals(row: dict) -> int:
     return int(row["exact photo total"]["successes"])
 
 
+def values(text: str) -> list[float | None]:
+    return [None if value == "never" else float(value) for value in text.split(",")]
+
+
 def main() -> None:
-    args, slants, labels = sweep_arguments(__doc__, "slants", "never,1.1,1.2,1.3,1.4,1.5,1.7")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
+    parser.add_argument("--images", type=int, default=400)
+    for option, default in THRESHOLDS.values():
+        parser.add_argument(f"--{option}", default=default, help=f"values to try (default {default})")
+    args = parser.parse_args()
+    labels = load_folder(args.set)[: args.images]
+    if not labels:
+        parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 8)")
     hands = list(iter_images(labels))
     real = list(iter_images(pip_labelled()))
-    rows = []
-    for slant in tqdm(slants, desc="slant thresholds", unit="threshold"):
-        scorer = HandScorer(slant=slant)
-        row: dict = {"slant": slant, "synthetic": measure(scorer, hands, VARIANTS["as-taken"])}
-        row["real"] = {name: measure(scorer, real, VARIANTS[name]) for name in REAL_VARIANTS} if real else {}
-        rows.append(row)
-    most = max(exact_totals(row["synthetic"]) for row in rows)
-    best = min(
-        (row for row in rows if exact_totals(row["synthetic"]) == most), key=lambda row: row["slant"] or float("inf")
-    )
+    as_bundled = {name: getattr(pipeline, name.upper()) for name in THRESHOLDS}
+    sweeps: dict[str, list[dict]] = {}
+    chosen: dict[str, float | None] = {}
+    for name, (option, _) in THRESHOLDS.items():
+        rows = []
+        for value in tqdm(values(getattr(args, option)), desc=name, unit="value"):
+            scorer = HandScorer(**{**as_bundled, name: value})
+            row: dict = {"value": value, "synthetic": measure(scorer, hands, VARIANTS["as-taken"])}
+            row["real"] = {variant: measure(scorer, real, VARIANTS[variant]) for variant in REAL_VARIANTS if real}
+            rows.append(row)
+        most = max(exact_totals(row["synthetic"]) for row in rows)
+        tied = [row for row in rows if exact_totals(row["synthetic"]) == most]
+        best = min(tied, key=lambda row: row["value"] or float("inf"))
+        sweeps[name], chosen[name] = rows, best["value"]
+    command = "python -m benchmarks.slant_threshold" + f" --set {args.set} --images {args.images}"
+    command += "".join(f" --{option} {getattr(args, option)}" for option, _ in THRESHOLDS.values())
     report = {
         "benchmark": "slant_threshold",
-        "command": "python -m benchmarks.slant_threshold"
-        + f" --set {args.set} --images {args.images} --slants {args.slants}",
+        "command": command,
         "date": time.strftime("%Y-%m-%d"),
-        "rows": rows,
-        "chosen": best["slant"],
+        "bundled": as_bundled,
+        "sweeps": sweeps,
+        "chosen": chosen,
     }
     lines = [
         "# When a photo is redrawn square-on",
         "",
-        f"`{report['command']}` ({report['date']}): exact photo totals through the whole pipeline, and tile",
-        f"recall / precision. Chosen on {args.set.name}: **{best['slant'] or 'never'}**; the real photos beside.",
-        "",
-        "| slant threshold | " + args.set.name + " | " + " | ".join(f"real {name}" for name in REAL_VARIANTS) + " |",
-        "|---|---|" + "---|" * len(REAL_VARIANTS),
+        f"`{command}` ({report['date']}): exact photo totals through the whole pipeline, and tile recall /",
+        f"precision, each threshold swept with the others as bundled ({as_bundled}).",
+        f"Chosen on {args.set.name}: **{chosen}**; the real photos beside.",
     ]
-    for row in rows:
-        cells = [row["synthetic"]] + [row["real"].get(name) for name in REAL_VARIANTS]
-        text = [
-            f"{exact_totals(cell)}/{cell['exact photo total']['trials']}"
-            f" ({cell['tile recall']['value']:.3f} / {cell['tile precision']['value']:.3f})"
-            if cell
-            else "-"
-            for cell in cells
+    for name, rows in sweeps.items():
+        lines += [
+            "",
+            f"| {name} | " + args.set.name + " | " + " | ".join(f"real {variant}" for variant in REAL_VARIANTS) + " |",
+            "|---|---|" + "---|" * len(REAL_VARIANTS),
         ]
-        lines.append(f"| {row['slant'] or 'never'} | " + " | ".join(text) + " |")
+        for row in rows:
+            cells = [row["synthetic"]] + [row["real"].get(variant) for variant in REAL_VARIANTS]
+            text = [
+                f"{exact_totals(cell)}/{cell['exact photo total']['trials']}"
+                f" ({cell['tile recall']['value']:.3f} / {cell['tile precision']['value']:.3f})"
+                if cell
+                else "-"
+                for cell in cells
+            ]
+            lines.append(f"| {row['value'] or 'never'} | " + " | ".join(text) + " |")
     write_report("slant_threshold", report, lines)
 
 

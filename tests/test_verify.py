@@ -253,3 +253,15 @@ def test_a_box_mostly_inside_a_better_one_is_covered_and_neighbours_are_not():
     assert not covered_by_better(np.stack([tile, neighbour, over_one_half]), 0.7).any()
     assert covered_by_better(np.stack([over_one_half, tile]), 0.5).tolist() == [False, False]  # the better one stays
     assert covered_by_better(tile[None], 0.5).tolist() == [False]
+
+
+def test_a_box_over_much_of_a_better_one_is_the_same_tile_again_when_an_iou_is_given():
+    from vision.detect.verify import covered_by_better
+
+    tile = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
+    moved_along = tile + np.float32([36, 0])  # 0.55 of it on the tile: IoU 0.38
+    neighbour = tile + np.float32([0, 42])  # side by side
+    boxes = np.stack([tile, neighbour, moved_along])
+    assert not covered_by_better(boxes, 0.6).any()
+    assert covered_by_better(boxes, 0.6, iou=0.3).tolist() == [False, False, True]
+    assert not covered_by_better(boxes, 0.6, iou=0.4).any()

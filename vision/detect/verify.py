@@ -196,17 +196,23 @@ def overlap_bounds(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(inside, inside.T), lengths * widths
 
 
-def covered_by_better(corners: np.ndarray, share: float) -> np.ndarray:
+def covered_by_better(corners: np.ndarray, share: float, iou: float | None = None) -> np.ndarray:
     """``(n,)`` bool: which of these boxes (best first) lie more than ``share`` of their own area
-    inside a better box. Tiles never lie on one another, so such a box is part of a tile already
-    kept (a box over one half of it and beyond, which overlaps it too little for suppression by
-    IoU to take it), not a tile; ``overlap_bounds`` leaves only the few pairs worth measuring."""
+    inside a better box, or (given ``iou``) overlap one by more than that IoU. Tiles never lie on
+    one another, so such a box is part of a tile already kept (a box over one half of it and
+    beyond, which overlaps it too little for suppression by IoU to take it), or the same tile
+    again, not a tile; ``overlap_bounds`` leaves only the few pairs worth measuring."""
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     covered = np.zeros(len(corners), bool)
     if len(corners) < 2:
         return covered
     common, areas = overlap_bounds(corners)
-    for worse, better in zip(*np.nonzero(np.tril(common > share * areas[:, None], k=-1)), strict=True):
+    maybe = common > share * areas[:, None]
+    if iou is not None:
+        maybe |= common > iou * (areas[:, None] + areas[None] - common)
+    for worse, better in zip(*np.nonzero(np.tril(maybe, k=-1)), strict=True):
         shared, _ = cv2.intersectConvexConvex(corners[worse], corners[better])
         covered[worse] |= shared > share * areas[worse]
+        if iou is not None:
+            covered[worse] |= shared > iou * (areas[worse] + areas[better] - shared)
     return covered
