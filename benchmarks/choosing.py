@@ -81,3 +81,27 @@ def table_row(choice: Sequence[object], chosen: bool, by_set: Iterable[Sequence[
     keys[mark] += " **chosen**" if chosen else ""
     cells = [" / ".join(f"{value:.3f}" for value in measures) for measures in by_set]
     return "| " + " | ".join(keys + cells) + " |"
+
+
+def totals_and_tiles(labels: list[LabelledImage], scorer: Callable[..., Any], what: str) -> dict[str, int]:
+    """A whole pipeline's exact totals over ``labels``, and the tiles found against those labelled
+    and those predicted (``what`` names the run on its progress bar)."""
+    from tqdm import tqdm
+
+    from vision.eval.metrics import score_image
+
+    row = {"exact_totals": 0, "photos": len(labels), "matched": 0, "labelled": 0, "predicted": 0}
+    for label, image in tqdm(iter_images(labels), total=len(labels), desc=what):
+        scored = score_image(label, scorer(image))
+        row["exact_totals"] += bool(scored.total_exact)
+        for count in ("matched", "labelled", "predicted"):
+            row[count] += getattr(scored, count)
+    return row
+
+
+def totals_cells(row: dict[str, int] | None) -> str:
+    """``totals_and_tiles``' row as three markdown cells: exact totals, tile recall, tile precision."""
+    if row is None:
+        return "- | - | -"
+    recall, precision = row["matched"] / max(row["labelled"], 1), row["matched"] / max(row["predicted"], 1)
+    return f"{row['exact_totals']}/{row['photos']} | {recall:.3f} | {precision:.3f}"

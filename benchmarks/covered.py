@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import time
 
-from tqdm import tqdm
-
-from benchmarks.choosing import sweep_arguments
+from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_cells
 from benchmarks.report import write_report
 from vision.data.labels import LabelledImage
-from vision.data.real import iter_images, pip_labelled
-from vision.eval.metrics import score_image
+from vision.data.real import pip_labelled
 from vision.pipeline import COVERED, HandScorer
 
 Share = float | None
@@ -28,14 +25,7 @@ Share = float | None
 
 def measure(labels: list[LabelledImage], share: Share, what: str) -> dict[str, int]:
     """Exact totals and the tiles found, against those labelled and those predicted."""
-    scorer = HandScorer(covered=share)
-    row = {"exact_totals": 0, "photos": len(labels), "matched": 0, "labelled": 0, "predicted": 0}
-    for label, image in tqdm(iter_images(labels), total=len(labels), desc=f"{what} at {name_of(share)}"):
-        scored = score_image(label, scorer(image))
-        row["exact_totals"] += bool(scored.total_exact)
-        for count in ("matched", "labelled", "predicted"):
-            row[count] += getattr(scored, count)
-    return row
+    return totals_and_tiles(labels, HandScorer(covered=share), f"{what} at {name_of(share)}")
 
 
 def name_of(share: Share) -> str:
@@ -44,13 +34,6 @@ def name_of(share: Share) -> str:
 
 def looseness(name: str) -> float:
     return float("inf") if name == "never" else float(name)
-
-
-def cells(row: dict[str, int] | None) -> str:
-    if row is None:
-        return "- | - | -"
-    recall, precision = row["matched"] / max(row["labelled"], 1), row["matched"] / max(row["predicted"], 1)
-    return f"{row['exact_totals']}/{row['photos']} | {recall:.3f} | {precision:.3f}"
 
 
 def main() -> None:
@@ -84,7 +67,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|",
     ]
     for name, row in rows.items():
-        lines.append(f"| {name} | {cells(row['synthetic'])} | {cells(row['real'])} |")
+        lines.append(f"| {name} | {totals_cells(row['synthetic'])} | {totals_cells(row['real'])} |")
     write_report("covered", report, lines)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from benchmarks.choosing import photo_sets, table_head, table_row
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
+from vision.geometry import HALF_IN_FRAME
 from vision.pipeline import COUNTER
 from vision.read.pip_reader import MIN_CONFIDENCE, RECHECK, REREAD_VIEWS, PipReader, Reading
 
@@ -48,7 +49,7 @@ Seen = list[tuple[int, list[Any], list[Reading]]]
 def read_all(photos: list, counter: Path = COUNTER, reread_views: int = REREAD_VIEWS) -> Seen:
     """Every photo's face-up tiles read on their labelled corners, no threshold applied (only the
     frame makes a tile uncertain)."""
-    reader = PipReader(counter, min_confidence=0.0, reread_views=reread_views)
+    reader = PipReader(counter, min_confidence=0.0, reread_views=reread_views, in_frame=HALF_IN_FRAME)
     seen = []
     for label, image in photos:
         tiles = [tile for tile in label.tiles if tile.pose == FACE_UP]

@@ -231,3 +231,22 @@ def test_tiles_of_spread_sizes_are_looked_at_square_on_and_again_while_they_look
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.2))
     scorer.square_on_again(image, corners, scores)
     assert len(seen) == looks
+
+
+def test_a_tile_is_read_only_with_the_share_of_each_half_inside_the_photo_asked(photo):
+    """The same box near the frame's edge is read where the reader asks for a little less of each half
+    inside the photo than lies there, and reported uncertain where it asks for a little more."""
+    from vision.geometry import halves_of, share_in_frame
+    from vision.read.pip_reader import PipReader
+
+    path, label = photo
+    image = cv2.imread(str(path))
+    whole = np.array(label["tiles"][0]["corners"], np.float32)
+    at_edge = whole - whole.min(axis=0) + [1, 1]
+    nudged = at_edge - (at_edge[2] - at_edge[1]) * 0.04  # moved along its length, partly off the frame
+    height, width = image.shape[:2]
+    inside = min(share_in_frame(half, width, height) for half in halves_of(nudged))
+    assert 0.7 < inside < 1.0
+    below, above = (PipReader(COUNTER, min_confidence=0.0, in_frame=share) for share in (inside - 0.01, inside + 0.01))
+    assert not below.read(image, [nudged], highest=18)[0].uncertain
+    assert above.read(image, [nudged], highest=18)[0].uncertain

@@ -33,7 +33,8 @@ from vision.detect.refine import BoxRefiner
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
-from vision.read.pip_reader import PipReader
+from vision.geometry import HALF_IN_FRAME
+from vision.read.pip_reader import READ_IN_FRAME, PipReader
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR = MODELS / "tile-detector" / "model.onnx"
@@ -174,6 +175,7 @@ class HandScorer:
         odd_shape: float | None = ODD_SHAPE,
         smallest_box: float | None = SMALLEST_BOX,
         covered: float | None = COVERED,
+        in_frame: float = READ_IN_FRAME,
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
         never a second look at photos with few tiles; ``refiner=None``: the pips read from the
@@ -181,14 +183,14 @@ class HandScorer:
         look at the photo redrawn square-on (``spread_slant=None``: only where the plane fitted says
         so; ``slant_again=None``: never twice); ``odd_shape=None``, ``smallest_box=None``: boxes of any
         shape, or any size, read; ``covered=None``: boxes inside better ones kept (before refining
-        and after)."""
+        and after); ``in_frame``: the share of each half a box must have inside the photo to be read."""
         if verifier is None:
             self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
             self.verifier = None
         else:
             self.detector = OBBDetector(detector, detector_size, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
             self.verifier = TileVerifier(verifier)
-        self.reader = PipReader(counter)
+        self.reader = PipReader(counter, in_frame=in_frame)
         self.refiner = None if refiner is None else BoxRefiner(refiner)
         self.highest = highest
         self.second_look = second_look if self.detector.dynamic else None  # a fixed-size export sees one size
@@ -327,7 +329,7 @@ class PipsOnTrueCorners:
     """The pip reader alone, given the labelled corners of the face-up tiles: isolates the pip stage."""
 
     def __init__(self, counter: Path = COUNTER, highest: int | None = None) -> None:
-        self.reader = PipReader(counter)
+        self.reader = PipReader(counter, in_frame=HALF_IN_FRAME)  # corners known exactly: the label's share
         self.highest = highest
 
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Prediction:

@@ -35,6 +35,14 @@ MIN_CONFIDENCE = 0.4
 benchmarks/reader_confidence.py; chosen again with each counter: 0.4, then 0.7 once the shrink
 wrap's glare in pips was drawn, 0.5 for the counter trained longer on more high counts, 0.4 for the
 one that also learnt halves under specular reflections)."""
+READ_IN_FRAME = 0.88
+"""A tile is read only where each half of its box lies at least this share inside the photo, more than
+the share that decides whether a label counts it (``vision.geometry.HALF_IN_FRAME``, 0.85): for a
+tile cut by the frame the refiner has to guess where it ends beyond the edge, and guesses short
+(the share it gives is 0.03 too high on average over the validation hands' cut tiles). Chosen on
+the 400 synthetic validation hands by benchmarks/in_frame.py (the lowest share with the most exact
+totals: 385 at 0.85 and 0.87, 387 at 0.88-0.9, 386 at 0.92, 384 at 0.95); the real photos read
+the same at every share."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
 (a half's pips are the same every way), and the readings are averaged: exact totals of the
@@ -57,11 +65,18 @@ class Reading:
 
 class PipReader:
     def __init__(
-        self, model_path: Path, min_confidence: float = MIN_CONFIDENCE, reread_views: int = REREAD_VIEWS
+        self,
+        model_path: Path,
+        min_confidence: float = MIN_CONFIDENCE,
+        reread_views: int = REREAD_VIEWS,
+        in_frame: float = READ_IN_FRAME,
     ) -> None:
+        """``in_frame``: the share of each half that must lie inside the photo for a tile to be read
+        (HALF_IN_FRAME for corners known exactly, as labelled ones are)."""
         self.session = cpu_session(model_path, "pip counter")
         self.min_confidence = min_confidence
         self.reread_views = reread_views
+        self.in_frame = in_frame
         self.half_px = int(self.session.get_inputs()[0].shape[2])
         """The side of a half as the model was trained (its input's fixed height and width)."""
         self.outputs = int(self.session.get_outputs()[0].shape[1])
@@ -98,7 +113,7 @@ class PipReader:
         for tile, quad in enumerate(corners):
             a, b = 2 * tile, 2 * tile + 1
             sure = (float(confidence[a]), float(confidence[b]))
-            uncertain = min(sure) < self.min_confidence or not halves_in_frame(quad, width, height)
+            uncertain = min(sure) < self.min_confidence or not halves_in_frame(quad, width, height, self.in_frame)
             readings.append(Reading((int(counts[a]), int(counts[b])), sure, uncertain))
         return readings
 
