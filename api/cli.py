@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: share of halves taught under a specular reflection (CounterRecipe.glossy)",
     )  # fmt: skip
     train.add_argument(
+        "--colour-cast", type=float, default=0.0,
+        help="pips: spread of each channel's log gain while training (CounterRecipe.colour_cast)",
+    )  # fmt: skip
+    train.add_argument(
         "--half-px", type=int, default=None,
         help="pips: the side of a half as the counter sees it (default 48; CounterRecipe.half_px)",
     )  # fmt: skip
@@ -420,6 +424,8 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
         if not 0 <= args.glossy <= 1:
             raise UsageError(f"--glossy is a share of halves, 0 to 1 (got {args.glossy})")
+        if not 0 <= args.colour_cast <= 1:
+            raise UsageError(f"--colour-cast is a spread of log gains, 0 to 1 (got {args.colour_cast})")
         if args.half_px is not None and not 16 <= args.half_px <= 128:
             raise UsageError(f"--half-px is a half's side in pixels, 16 to 128 (got {args.half_px})")
         if not 0 <= args.least_count <= 18:
@@ -432,6 +438,7 @@ def run_train(args: argparse.Namespace) -> int:
             cut_tiles=args.cut_tiles,
             overshoot=args.overshoot,
             glossy=args.glossy,
+            colour_cast=args.colour_cast,
             half_px=args.half_px or CounterRecipe.half_px,
             least_count=args.least_count,
         )

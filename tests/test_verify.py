@@ -242,6 +242,26 @@ def test_glossy_patches_only_lighten_keep_pips_darker_and_draw_nothing_at_share_
     assert 0 < some.float().mean() < changed.float().mean()
 
 
+def test_colour_casts_scale_each_image_s_channels_alike_everywhere_and_nothing_at_spread_zero():
+    torch = pytest.importorskip("torch")
+    from vision.smallnet import colour_casts
+
+    batch = 0.2 + 0.6 * torch.rand(32, 3, 8, 8)
+    assert torch.equal(colour_casts(batch, torch.Generator().manual_seed(1), 0.0), batch)
+    cast = colour_casts(batch.clone(), torch.Generator().manual_seed(1), 0.15)
+    again = colour_casts(batch.clone(), torch.Generator().manual_seed(1), 0.15)
+    assert torch.equal(cast, again) and float(cast.min()) >= 0 and float(cast.max()) <= 1
+    unclipped = cast < 1
+    gains = torch.where(unclipped, cast / batch, torch.nan)
+    per_channel = gains.flatten(2).nanmedian(dim=2).values  # one gain per image and channel ...
+    assert torch.allclose(
+        torch.where(unclipped, gains, 0),
+        torch.where(unclipped, per_channel[..., None, None].expand_as(gains), 0),
+        atol=1e-5,
+    )
+    assert float(per_channel.std()) > 0.05  # ... differing between channels and images
+
+
 def test_a_box_mostly_inside_a_better_one_is_covered_and_neighbours_are_not():
     from vision.detect.verify import covered_by_better
 

@@ -26,7 +26,7 @@ from vision.eval.metrics import polygon_iou
 from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
-from vision.smallnet import fit, flips, glossy_patches, held_out, predict, small_cnn
+from vision.smallnet import colour_casts, fit, flips, glossy_patches, held_out, predict, small_cnn
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 MIN_SHORT_SIDE_PX = 14
@@ -75,6 +75,9 @@ class CounterRecipe:
     """Share of training halves seen under a specular reflection (``vision.smallnet.glossy_patches``):
     0.3 in the bundled counter (its card: validation totals on labelled corners 0.968 -> 0.973,
     real halves read once 0.988 -> 0.994)."""
+    colour_cast: float = 0.0
+    """How far the light's colour is varied while training (``vision.smallnet.colour_casts``: the
+    spread of each channel's log gain; cold light is about 0.15-0.2 off)."""
     half_px: int = HALF_PX
     """The side of a half as the counter sees it."""
     least_count: int = 0
@@ -210,7 +213,7 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
     def augment(batch: Any, generator: Any) -> Any:
         batch = flips(batch, generator, transpose=True)
         batch = (batch * (0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator))).clamp(0, 1)
-        return glossy_patches(batch, generator, recipe.glossy)
+        return glossy_patches(colour_casts(batch, generator, recipe.colour_cast), generator, recipe.glossy)
 
     outputs = COUNTS + 1 if recipe.cut_tiles else COUNTS
     return fit(
