@@ -105,3 +105,14 @@ def totals_cells(row: dict[str, int] | None) -> str:
         return "- | - | -"
     recall, precision = row["matched"] / max(row["labelled"], 1), row["matched"] / max(row["predicted"], 1)
     return f"{row['exact_totals']}/{row['photos']} | {recall:.3f} | {precision:.3f}"
+
+
+def totals_table(first_column: str, set_name: str, rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """A markdown table of ``totals_and_tiles`` rows by choice: the synthetic set's, then the real photos'."""
+    lines = [
+        f"| {first_column} | {set_name} exact totals | recall | precision | real exact totals | recall | precision |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, row in rows.items():
+        lines.append(f"| {name} | {totals_cells(row['synthetic'])} | {totals_cells(row['real'])} |")
+    return lines

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_cells
+from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_table
 from benchmarks.report import write_report
 from vision.data.labels import LabelledImage
 from vision.data.real import pip_labelled
@@ -63,11 +63,8 @@ def main() -> None:
         f"share of it lies inside a better kept box. Chosen on {args.set.name} (the most exact totals, the",
         f"loosest on a tie): **{chosen}** (in use: {name_of(COVERED)}); the real photos beside.",
         "",
-        f"| share | {args.set.name} exact totals | recall | precision | real exact totals | recall | precision |",
-        "|---|---|---|---|---|---|---|",
+        *totals_table("share", args.set.name, rows),
     ]
-    for name, row in rows.items():
-        lines.append(f"| {name} | {totals_cells(row['synthetic'])} | {totals_cells(row['real'])} |")
     write_report("covered", report, lines)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_cells
+from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_table
 from benchmarks.report import write_report
 from vision.data.real import pip_labelled
 from vision.geometry import HALF_IN_FRAME
@@ -54,11 +54,8 @@ def main() -> None:
         f"{args.set.name} (the most exact totals, the lowest on a tie): **{chosen}** (in use: {READ_IN_FRAME:g});",
         "the real photos beside.",
         "",
-        f"| share | {args.set.name} exact totals | recall | precision | real exact totals | recall | precision |",
-        "|---|---|---|---|---|---|---|",
+        *totals_table("share", args.set.name, rows),
     ]
-    for name, row in rows.items():
-        lines.append(f"| {name} | {totals_cells(row['synthetic'])} | {totals_cells(row['real'])} |")
     write_report("in_frame", report, lines)
 
 

@@ -25,6 +25,19 @@ def photo(tmp_path_factory):
     return folder / "hand.jpg", label
 
 
+def shapes_looked_at(scorer, monkeypatch) -> list[tuple[int, ...]]:
+    """The shape of every image ``scorer`` looks for tiles in from now on (the photo, redrawn views)."""
+    seen: list[tuple[int, ...]] = []
+    look = scorer.find_tiles
+
+    def find_tiles(image):
+        seen.append(image.shape)
+        return look(image)
+
+    monkeypatch.setattr(scorer, "find_tiles", find_tiles)
+    return seen
+
+
 def test_score_json_has_the_promised_shape(photo, capsys):
     path, _ = photo
     assert main(["score", str(path), "--json", "--timings"]) == 0
@@ -168,14 +181,7 @@ def test_a_slanted_photo_is_looked_at_again_square_on(monkeypatch):
         if t["pose"] == "face_up" and not t["cut"]
     ]
     scorer = HandScorer()
-    looked_at: list[tuple[int, ...]] = []
-    look = scorer.find_tiles
-
-    def find_tiles(image):
-        looked_at.append(image.shape)
-        return look(image)
-
-    monkeypatch.setattr(scorer, "find_tiles", find_tiles)
+    looked_at = shapes_looked_at(scorer, monkeypatch)
     found = scorer(tipped)
     assert len(looked_at) in (2, 3) and tipped.shape not in looked_at[1:]
     assert len(match_tiles(truth, [t.corners for t in found.tiles])) >= 0.9 * len(truth)
@@ -219,14 +225,7 @@ def test_tiles_of_spread_sizes_are_looked_at_square_on_and_again_while_they_look
     image = cv2.imread(str(path))
     scorer = pipeline.HandScorer(slant=1.4, spread_slant=spread_slant, slant_again=slant_again)
     corners, scores = scorer.find_tiles(image)
-    seen: list[tuple[int, ...]] = []
-    look = scorer.find_tiles
-
-    def find_tiles(view):
-        seen.append(view.shape)
-        return look(view)
-
-    monkeypatch.setattr(scorer, "find_tiles", find_tiles)
+    seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.7)
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.2))
     scorer.square_on_again(image, corners, scores)
