@@ -244,9 +244,10 @@ class HandScorer:
         if spread <= self.slant:
             return corners, scores  # most photos: no plane to fit
         plane = table_plane(corners)
-        if plane is None or (plane.slant <= self.slant and spread <= (self.spread_slant or float("inf"))):
+        spread_says = self.spread_slant is not None and spread > self.spread_slant
+        if plane is None or (plane.slant <= self.slant and not spread_says):
             return corners, scores
-        for look in range(1 if self.slant_again is None else 2):
+        for look in range(2):
             view, matrix = square_on(image_bgr, plane, corners, VIEW_OVER_INPUT * self.detector.imgsz)
             found, scores = self.find_tiles(view)
             corners = back_to_photo(matrix, found)

@@ -135,8 +135,9 @@ def photometric(batch: Any, generator: Any) -> Any:
 def colour_casts(batch: Any, generator: Any, spread: float) -> Any:
     """``(n, 3, H, W)`` float 0-1 images, each seen in light of another colour: every channel scaled
     by its own ``exp(N(0, spread))`` (0: as they are). Cold or warm light tints a white face and
-    pips of every colour with it, which the renderer's light never did to the real photos'
-    shrink-wrapped tiles (benchmarks/real_variants.py's cold light)."""
+    pips of every colour alike; the counter taught only the renderer's light read real
+    shrink-wrapped tiles in cold light wrong even on their labelled corners
+    (benchmarks/real_variants.py's cold light)."""
     import torch
 
     if spread <= 0:
