@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
 from benchmarks.report import write_report
@@ -36,17 +37,22 @@ def causes(label: LabelledImage, prediction: Prediction) -> list[dict[str, Any]]
     for index, tile in enumerate(label.tiles):
         guess = prediction.tiles[found[index]] if index in found else None
         counted = guess is not None and guess.pips is not None and not guess.uncertain
+        size = {"length_px": tile_length(tile.corners)}
         if guess is None:
             if tile.counted:
-                wrong.append({"cause": "missed", "pips": tile.pips})
+                wrong.append({"cause": "missed", "pips": tile.pips, **size})
         elif tile.counted and not counted:
-            wrong.append({"cause": "uncertain", "pips": tile.pips, "read": guess.pips, "confidence": guess.confidence})
+            wrong.append(
+                {"cause": "uncertain", "pips": tile.pips, "read": guess.pips, "confidence": guess.confidence, **size}
+            )
         elif tile.counted and tile.pips is not None:
             read = in_label_order(tile.corners, guess)
             if read is not None and tuple(read) != tuple(tile.pips):
-                wrong.append({"cause": "misread", "pips": tile.pips, "read": read, "confidence": guess.confidence})
+                wrong.append(
+                    {"cause": "misread", "pips": tile.pips, "read": read, "confidence": guess.confidence, **size}
+                )
         elif tile.pose == FACE_UP and counted:  # found, counted, but the label leaves it out
-            wrong.append({"cause": "counted_though_cut", "pips": tile.pips, "read": guess.pips})
+            wrong.append({"cause": "counted_though_cut", "pips": tile.pips, "read": guess.pips, **size})
     for j, guess in enumerate(prediction.tiles):
         if j in found.values() or guess.pips is None or guess.uncertain:
             continue
@@ -54,6 +60,13 @@ def causes(label: LabelledImage, prediction: Prediction) -> list[dict[str, Any]]
         iou, pose = max(overlaps, default=(0.0, "nothing"))
         wrong.append({"cause": "extra", "read": guess.pips, "over": pose if iou > 0 else "nothing", "iou": iou})
     return wrong
+
+
+def tile_length(corners: np.ndarray) -> float:
+    """A labelled tile's long side in the photo's pixels (corners[0..1] is a short edge): how large
+    its pips were to see."""
+    corners = np.asarray(corners, np.float64)
+    return round(float(np.linalg.norm(corners[2] - corners[1]) + np.linalg.norm(corners[3] - corners[0])) / 2, 1)
 
 
 def main() -> None:
@@ -110,6 +123,8 @@ def describe(tiles: list[dict[str, Any]]) -> str:
             text += f" read {tile['read']}"
         if "confidence" in tile:
             text += f" ({tile['confidence']:.2f})"
+        if "length_px" in tile:
+            text += f" [{tile['length_px']:.0f} px long]"
         if "over" in tile:
             text += f" over {tile['over']}"
         parts.append(text)

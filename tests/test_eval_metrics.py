@@ -181,3 +181,4 @@ def test_every_cause_of_a_wrong_total_is_named():
     wrong = causes(label, prediction)
     assert [tile["cause"] for tile in wrong] == ["missed", "uncertain", "misread", "counted_though_cut", "extra"]
     assert wrong[2]["read"] == (5, 5) and wrong[4]["over"] == FACE_DOWN
+    assert [tile.get("length_px") for tile in wrong] == [80, 80, 80, 80, None]  # how large the tile was to see
