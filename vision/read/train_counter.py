@@ -77,7 +77,12 @@ class CounterRecipe:
     real halves read once 0.988 -> 0.994)."""
     colour_cast: float = 0.0
     """How far the light's colour is varied while training (``vision.smallnet.colour_casts``: the
-    spread of each channel's log gain; cold light is about 0.15-0.2 off)."""
+    spread of each channel's log gain; cold light is about 0.15-0.2 off). Not in the bundled
+    counter: tried once at 0.15 with its recipe (52 minutes), it read the real halves once 0.998
+    against 0.994 and the real photos in cold light 27 of 27 against 25, but the validation hands
+    on their labelled corners 0.960 at its threshold (0.6) against 0.975, and through the whole
+    pipeline 378 exact totals against 387 (benchmarks/results/reader_confidence-counter-cast.md):
+    the same trade as a white balance by the highlights."""
     half_px: int = HALF_PX
     """The side of a half as the counter sees it."""
     least_count: int = 0
