@@ -140,7 +140,7 @@ benchmarks/covered.py (the loosest share with the most exact totals: 384 never d
 lying on better ones were also dropped after refining, slanted photos redrawn by their tiles'
 size spread and cut tiles read from READ_IN_FRAME: 386 never, 387 at every share from 0.3 to
 0.8, a tie that gives no reason to move from 0.6 (the benchmark's tie rule would take 0.8, where
-the real photos tipped 25 and 40 degrees further keep one more box over no tile each).
+the real photos tipped 25 and 40 degrees further keep one more box over no tile each)."""
 REFINED_IOU = WEIGHING.iou
 """A refined box overlapping a better refined box by more than this IoU is dropped as the same tile
 again (as boxes are suppressed before refining; tiles never lie on one another). The refiner moves
