@@ -39,16 +39,21 @@ def photo_sets(
 
 
 def sweep_arguments(
-    description: str, option: str, default: str
-) -> tuple[argparse.Namespace, list[float | None], list[LabelledImage]]:
-    """Parse ``--set``, ``--images`` and ``--OPTION`` (comma-separated values to sweep, ``never`` for
-    the test left out); the values (None for never) and the synthetic set's labels."""
+    description: str, defaults: Mapping[str, str]
+) -> tuple[argparse.Namespace, dict[str, list[float | None]], list[LabelledImage]]:
+    """Parse ``--set``, ``--images`` and an ``--OPTION`` for each of ``defaults`` (comma-separated values
+    to sweep, ``never`` for the test left out); each option's values (None for never) and the
+    synthetic set's labels."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
     parser.add_argument("--images", type=int, default=400)
-    parser.add_argument(f"--{option}", default=default)
+    for option, default in defaults.items():
+        parser.add_argument(f"--{option}", default=default, help=f"values to try (default {default})")
     args = parser.parse_args()
-    values = [None if value == "never" else float(value) for value in getattr(args, option).split(",")]
+    values = {
+        option: [None if value == "never" else float(value) for value in getattr(args, option).split(",")]
+        for option in defaults
+    }
     labels = load_folder(args.set)[: args.images]
     if not labels:
         parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 8)")
@@ -97,6 +102,22 @@ def totals_and_tiles(labels: list[LabelledImage], scorer: Callable[..., Any], wh
         for count in ("matched", "labelled", "predicted"):
             row[count] += getattr(scored, count)
     return row
+
+
+def totals_by_choice(
+    scorers: Mapping[str, Callable[[], Callable[..., Any]]], labels: list[LabelledImage], set_name: str
+) -> dict[str, dict[str, Any]]:
+    """``totals_and_tiles`` for each choice's scorer (made once, by ``scorers[choice]()``) on the
+    synthetic set and, where they are beside the repository, on the labelled real photos (else None)."""
+    real = pip_labelled()
+    rows = {}
+    for choice, make in scorers.items():
+        scorer = make()
+        rows[choice] = {
+            "synthetic": totals_and_tiles(labels, scorer, f"{set_name} at {choice}"),
+            "real": totals_and_tiles(real, scorer, f"real at {choice}") if real else None,
+        }
+    return rows
 
 
 def totals_cells(row: dict[str, int] | None) -> str:

@@ -13,19 +13,13 @@ Each row gives exact totals, tile recall and tile precision. Writes
 from __future__ import annotations
 
 import time
+from functools import partial
 
-from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_table
+from benchmarks.choosing import sweep_arguments, totals_by_choice, totals_table
 from benchmarks.report import write_report
-from vision.data.labels import LabelledImage
-from vision.data.real import pip_labelled
 from vision.pipeline import COVERED, HandScorer
 
 Share = float | None
-
-
-def measure(labels: list[LabelledImage], share: Share, what: str) -> dict[str, int]:
-    """Exact totals and the tiles found, against those labelled and those predicted."""
-    return totals_and_tiles(labels, HandScorer(covered=share), f"{what} at {name_of(share)}")
 
 
 def name_of(share: Share) -> str:
@@ -37,15 +31,9 @@ def looseness(name: str) -> float:
 
 
 def main() -> None:
-    args, shares, labels = sweep_arguments(__doc__, "shares", "never,0.3,0.4,0.5,0.6,0.7,0.8")
-    real = pip_labelled()
-    rows = {
-        name_of(share): {
-            "synthetic": measure(labels, share, args.set.name),
-            "real": measure(real, share, "real") if real else None,
-        }
-        for share in shares
-    }
+    args, values, labels = sweep_arguments(__doc__, {"shares": "never,0.3,0.4,0.5,0.6,0.7,0.8"})
+    scorers = {name_of(share): partial(HandScorer, covered=share) for share in values["shares"]}
+    rows = totals_by_choice(scorers, labels, args.set.name)
     chosen = max(rows, key=lambda name: (rows[name]["synthetic"]["exact_totals"], looseness(name)))
     command = f"python -m benchmarks.covered --set {args.set} --images {args.images} --shares {args.shares}"
     report = {

@@ -14,28 +14,23 @@ lowest (the most tiles read) on a tie. Beside it, not chosen by: the labelled re
 from __future__ import annotations
 
 import time
+from functools import partial
 
-from benchmarks.choosing import sweep_arguments, totals_and_tiles, totals_table
+from benchmarks.choosing import sweep_arguments, totals_by_choice, totals_table
 from benchmarks.report import write_report
-from vision.data.real import pip_labelled
 from vision.geometry import HALF_IN_FRAME
 from vision.pipeline import HandScorer
 from vision.read.pip_reader import READ_IN_FRAME
 
 
 def main() -> None:
-    args, shares, labels = sweep_arguments(__doc__, "shares", f"{HALF_IN_FRAME},0.87,0.88,0.9,0.92,0.95")
-    if None in shares:
+    args, values, labels = sweep_arguments(__doc__, {"shares": f"{HALF_IN_FRAME},0.87,0.88,0.9,0.92,0.95"})
+    shares = [share for share in values["shares"] if share is not None]
+    if len(shares) < len(values["shares"]):
         raise SystemExit("in_frame: every share must be a number (a tile is never read wholly beyond the frame)")
-    real = pip_labelled()
-    rows = {}
-    for share in shares:
-        assert share is not None
-        scorer = HandScorer(in_frame=share)
-        rows[f"{share:g}"] = {
-            "synthetic": totals_and_tiles(labels, scorer, f"{args.set.name} at {share:g}"),
-            "real": totals_and_tiles(real, scorer, f"real at {share:g}") if real else None,
-        }
+    rows = totals_by_choice(
+        {f"{share:g}": partial(HandScorer, in_frame=share) for share in shares}, labels, args.set.name
+    )
     chosen = max(rows, key=lambda name: (rows[name]["synthetic"]["exact_totals"], -float(name)))
     command = f"python -m benchmarks.in_frame --set {args.set} --images {args.images} --shares {args.shares}"
     report = {

@@ -19,16 +19,15 @@ Writes ``benchmarks/results/slant_threshold.json`` and ``.md``.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
+from benchmarks.choosing import sweep_arguments
 from benchmarks.real_variants import VARIANTS, measure
 from benchmarks.report import write_report
 from vision import pipeline
-from vision.data.real import iter_images, load_folder, pip_labelled
+from vision.data.real import iter_images, pip_labelled
 from vision.pipeline import HandScorer
 
 REAL_VARIANTS = ("as-taken", "slanted-25", "slanted-40")
@@ -45,20 +44,8 @@ def exact_totals(row: dict) -> int:
     return int(row["exact photo total"]["successes"])
 
 
-def values(text: str) -> list[float | None]:
-    return [None if value == "never" else float(value) for value in text.split(",")]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
-    parser.add_argument("--images", type=int, default=400)
-    for option, default in THRESHOLDS.values():
-        parser.add_argument(f"--{option}", default=default, help=f"values to try (default {default})")
-    args = parser.parse_args()
-    labels = load_folder(args.set)[: args.images]
-    if not labels:
-        parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 8)")
+    args, values, labels = sweep_arguments(__doc__, dict(THRESHOLDS.values()))
     hands = list(iter_images(labels))
     real = list(iter_images(pip_labelled()))
     as_bundled = {name: getattr(pipeline, name.upper()) for name in THRESHOLDS}
@@ -66,7 +53,7 @@ def main() -> None:
     chosen: dict[str, float | None] = {}
     for name, (option, _) in THRESHOLDS.items():
         rows = []
-        for value in tqdm(values(getattr(args, option)), desc=name, unit="value"):
+        for value in tqdm(values[option], desc=name, unit="value"):
             scorer = HandScorer(**{**as_bundled, name: value})
             row: dict = {"value": value, "synthetic": measure(scorer, hands, VARIANTS["as-taken"])}
             row["real"] = {variant: measure(scorer, real, VARIANTS[variant]) for variant in REAL_VARIANTS if real}

@@ -67,11 +67,9 @@ def share_in_frame(quad: np.ndarray, width: int, height: int) -> float:
     return float(inside / area)
 
 
-def halves_in_frame(corners: np.ndarray, width: int, height: int, share: float | None = None) -> bool:
-    """Whether both halves of a tile lie (all but a sliver: ``share`` of each, HALF_IN_FRAME unless
-    given) inside the photo."""
+def halves_in_frame(corners: np.ndarray, width: int, height: int, share: float = HALF_IN_FRAME) -> bool:
+    """Whether both halves of a tile lie (all but a sliver: ``share`` of each) inside the photo."""
     corners = np.asarray(corners, dtype=np.float32)
     if corners.min() >= 0 and (corners[:, 0] <= width).all() and (corners[:, 1] <= height).all():
         return True  # wholly inside (most tiles): no areas to measure
-    least = HALF_IN_FRAME if share is None else share
-    return all(share_in_frame(half, width, height) >= least for half in halves_of(corners))
+    return all(share_in_frame(half, width, height) >= share for half in halves_of(corners))
