@@ -18,6 +18,7 @@ from vision.detect.verify import (
     crop_box,
     crop_boxes,
     may_overlap,
+    side_ratios,
     suppress,
 )
 from vision.eval.metrics import polygon_iou
@@ -146,12 +147,35 @@ def test_a_box_the_detector_is_sure_of_keeps_its_score_when_the_verifier_doubts_
     assert list(untrusting) == [2]
 
 
+def test_a_square_box_the_detector_is_sure_of_gives_way_to_the_tile_under_it():
+    # a box over one half of a tile, which the detector is surer of than of the whole tile's box
+    tile = rectangle(np.array([50, 50], np.float32), np.array([1, 0], np.float32), 40, 20)
+    half = rectangle(np.array([40, 50], np.float32), np.array([1, 0], np.float32), 20, 20)
+    corners = np.stack([half, tile])
+    scores, said = np.array([0.75, 0.53]), np.array([0.0, 1.0])
+    trusting, _ = choose_tiles(corners, scores, said, Weighing(0.5, 0.2, 0.3, trusted=0.7))
+    assert list(trusting) == [0]  # kept at its own 0.75 over the tile's sqrt(0.53) ~ 0.73
+    by_shape = Weighing(0.5, 0.2, 0.3, trusted=0.7, trusted_shape=np.sqrt(2))
+    kept, _ = choose_tiles(corners, scores, said, by_shape)
+    assert list(kept) == [1]
+    lazily, _ = choose_verified(corners, scores, lambda boxes: said[boxes], by_shape)
+    assert list(lazily) == [1]
+    assert list(by_shape.trusts(scores, corners)) == [False, False]
+    assert list(by_shape.trusts(np.array([0.9, 0.9]), corners)) == [False, True]
+
+
+def test_side_ratios_are_two_for_a_tile_and_one_for_a_half():
+    tile = rectangle(np.array([50, 50], np.float32), np.array([1, 1], np.float32), 40, 20)
+    half = rectangle(np.array([50, 50], np.float32), np.array([0, 1], np.float32), 20, 20)
+    assert side_ratios(np.stack([tile, half])) == pytest.approx([2.0, 1.0])
+
+
 def test_a_box_below_the_least_keepable_score_is_never_kept():
     weighing = Weighing(0.5, 0.2, 0.3, trusted=0.7)
     least = weighing.least_keepable()
     assert weighing.bound(np.array([least]))[0] == pytest.approx(weighing.keep)
     below = np.array([least * 0.99])
-    assert weighing.combine(below, np.ones(1))[0] < weighing.keep  # even the verifier sure of it
+    assert weighing.combine(below, np.ones(1), np.ones(1, bool))[0] < weighing.keep  # even the verifier sure of it
 
 
 def test_a_rectangle_starts_with_a_short_edge():

@@ -48,13 +48,21 @@ benchmarks/detector_size.py among the sizes that keep the run-time budget: it le
 and then 416, and finds small and crowded tiles more surely seen larger."""
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
-WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=0.7)
+TRUSTED_SHAPE = float(np.sqrt(2))
+"""A box the detector is sure of keeps its score only where its sides are nearer a tile's 2:1 than a
+half's 1:1 (halfway between, as ratios go: ``Weighing.trusted_shape``). Set by that geometry, not
+chosen: no threshold from 1.1 to 1.7 changes an exact total of the 400 synthetic validation hands
+(387; 382 at 1.9: benchmarks/trusted_shape.py), where 13 of the 2761 boxes the detector is sure of
+are that square (12 of them over a tile), as 39 of the 2720 labelled faces
+are seen. It mends the real photo turned round whose half-box outscored the whole tile: 365 exact
+totals over the real variants against 364 (benchmarks/real_variants.py)."""
+WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=0.7, trusted_shape=TRUSTED_SHAPE)
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
 each box's score becomes ``detector ** (1 - weight) * verifier ** weight`` (real tiles the
 detector doubted, at 0.04-0.2, were often plain to the verifier; boxes the detector is
-``trusted`` or surer of keep at least their own score), overlapping boxes are suppressed by that
-score and those scoring ``keep`` or more are kept (chosen on synthetic hands by
-benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another, so ``iou``
+``trusted`` or surer of keep at least their own score, if tile-shaped: TRUSTED_SHAPE), overlapping
+boxes are suppressed by that score and those scoring ``keep`` or more are kept (chosen on synthetic
+hands by benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another, so ``iou``
 suppresses boxes that overlap at all)."""
 PROPOSAL_NMS_IOU = 0.7
 PROPOSAL_CONFIDENCE = WEIGHING.least_keepable()
@@ -180,6 +188,7 @@ class HandScorer:
         smallest_box: float | None = SMALLEST_BOX,
         covered: float | None = COVERED,
         in_frame: float = READ_IN_FRAME,
+        weighing: Weighing = WEIGHING,
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
         never a second look at photos with few tiles; ``refiner=None``: the pips read from the
@@ -187,7 +196,8 @@ class HandScorer:
         look at the photo redrawn square-on (``spread_slant=None``: only where the plane fitted says
         so; ``slant_again=None``: never twice); ``odd_shape=None``, ``smallest_box=None``: boxes of any
         shape, or any size, read; ``covered=None``: boxes inside better ones kept (before refining
-        and after); ``in_frame``: the share of each half a box must have inside the photo to be read."""
+        and after); ``in_frame``: the share of each half a box must have inside the photo to be read;
+        ``weighing``: how the verifier's answers weigh (its proposal confidence stays WEIGHING's)."""
         if verifier is None:
             self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
             self.verifier = None
@@ -205,6 +215,7 @@ class HandScorer:
         self.odd_shape = odd_shape
         self.smallest_box = smallest_box
         self.covered = covered
+        self.weighing = weighing
 
     def find_tiles(self, image_bgr: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         """The face-up tiles' corners and scores, best first."""
@@ -229,7 +240,7 @@ class HandScorer:
             def verify(boxes: np.ndarray) -> np.ndarray:
                 return self.verifier(image_bgr, list(corners[boxes]))
 
-            kept, scores = choose_verified(corners, scores, verify, WEIGHING)
+            kept, scores = choose_verified(corners, scores, verify, self.weighing)
             corners = corners[kept]
         if self.covered is not None:  # both ways the boxes come best first, as covered_by_better takes them
             alone = ~covered_by_better(corners, self.covered)

@@ -103,11 +103,24 @@ class Weighing:
     verifier only arbitrates boxes the detector doubts. In packed rows of dark tiles the verifier
     turned away boxes the detector was sure of and right about (neighbours pressed against a tile
     look like the straddling boxes it learns to reject). 1.0: the verifier always weighs in."""
+    trusted_shape: float = 0.0
+    """... and only a box whose long sides are at least this many times its short ones. A box over
+    one half of a tile is near square, and the detector can be sure of one: in a real photo turned
+    round (benchmarks/real_variants.py) a half-box it scored 0.75, which the verifier rejected,
+    outscored the whole tile's box (0.53, the verifier sure of it) and suppressed it. 0.0: any shape."""
 
-    def combine(self, scores: np.ndarray, said: np.ndarray) -> np.ndarray:
-        """Each box's score from the detector's ``scores`` and what the verifier ``said``."""
+    def trusts(self, scores: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """``(n,)`` bool: the boxes that keep at least the detector's score (``trusted``, ``trusted_shape``)."""
+        sure = scores >= self.trusted
+        if self.trusted_shape > 0 and sure.any():
+            sure &= side_ratios(corners) >= self.trusted_shape
+        return sure
+
+    def combine(self, scores: np.ndarray, said: np.ndarray, trusted: np.ndarray) -> np.ndarray:
+        """Each box's score from the detector's ``scores`` and what the verifier ``said`` (``trusted``:
+        the boxes that keep at least the detector's score, as ``trusts`` tells them)."""
         combined = scores ** (1 - self.weight) * said**self.weight
-        return np.where(scores >= self.trusted, np.maximum(combined, scores), combined)
+        return np.where(trusted, np.maximum(combined, scores), combined)
 
     def bound(self, scores: np.ndarray) -> np.ndarray:
         """The most a box can score whatever the verifier says (it saying 1)."""
@@ -123,7 +136,7 @@ def choose_tiles(
     corners: np.ndarray, scores: np.ndarray, said: np.ndarray, weighing: Weighing
 ) -> tuple[np.ndarray, np.ndarray]:
     """The boxes kept, best first, and every box's score (``Weighing``)."""
-    combined = weighing.combine(scores, said)
+    combined = weighing.combine(scores, said, weighing.trusts(scores, corners))
     kept = suppress(corners, combined, weighing.iou)
     return kept[combined[kept] >= weighing.keep], combined
 
@@ -147,13 +160,14 @@ def choose_verified(
     can be).
     """
     bound = weighing.bound(scores)
-    least = np.where(scores >= weighing.trusted, scores, 0.0)
+    trusted = weighing.trusts(scores, corners)
+    least = np.where(trusted, scores, 0.0)
     near = may_overlap(corners, weighing.iou)
     said = np.full(len(scores), -1.0)  # -1: not asked yet
     rects = _rects(corners)
     while True:
         asked = said >= 0
-        score = np.where(asked, weighing.combine(scores, np.clip(said, 0, None)), bound)
+        score = np.where(asked, weighing.combine(scores, np.clip(said, 0, None), trusted), bound)
         rival = np.where(near, score[None, :], 0.0).max(axis=1, initial=0.0)
         settled = asked | (least > rival)
         kept = _suppress(rects, score, weighing.iou, weighing.keep)
@@ -163,6 +177,16 @@ def choose_verified(
             order = np.argsort(-final, kind="stable")
             return kept[order], final[order]
         said[ask] = verify(ask)
+
+
+def side_ratios(corners: np.ndarray) -> np.ndarray:
+    """``(n,)``: each quad's longer pair of opposite sides over its shorter pair (2 for a tile's face
+    seen square-on, 1 for a half's)."""
+    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    sides = np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2)
+    across, along = sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]
+    ratios: np.ndarray = np.maximum(across, along) / np.maximum(np.minimum(across, along), 1e-9)
+    return ratios
 
 
 def may_overlap(corners: np.ndarray, iou: float) -> np.ndarray:
