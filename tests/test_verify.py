@@ -60,14 +60,16 @@ def test_suppression_keeps_the_best_of_overlapping_boxes_and_every_separate_one(
 
 
 def random_boxes(rng: np.random.Generator, count: int) -> np.ndarray:
-    """Tiles near one another, some of them proposed several times a little moved or turned."""
+    """Tiles near one another, some of them proposed several times a little moved or turned, or
+    (one box in four) over one half only."""
     boxes = []
     for _ in range(count):
         centre = rng.uniform(0, 300, 2).astype(np.float32)
         along = np.array([np.cos(angle := rng.uniform(0, np.pi)), np.sin(angle)], np.float32)
         for _ in range(rng.integers(1, 4)):
             moved = centre + rng.normal(0, 6, 2).astype(np.float32)
-            boxes.append(rectangle(moved, along + rng.normal(0, 0.1, 2).astype(np.float32), 40, 20))
+            length = 20 if rng.uniform() < 0.25 else 40
+            boxes.append(rectangle(moved, along + rng.normal(0, 0.1, 2).astype(np.float32), length, 20))
     return np.stack(boxes)
 
 
@@ -84,7 +86,7 @@ def test_asking_the_verifier_lazily_keeps_exactly_what_asking_about_every_box_ke
         asked.extend(boxes)
         return said[boxes]
 
-    weighing = Weighing(0.5, 0.2, 0.3, trusted=rng.choice([0.6, 0.8, 1.0]))
+    weighing = Weighing(0.5, 0.2, 0.3, trusted=rng.choice([0.6, 0.8, 1.0]), trusted_shape=rng.choice([0.0, 1.5]))
     everything, combined = choose_tiles(corners, scores, said, weighing)
     lazily, lazy_scores = choose_verified(corners, scores, verify, weighing)
     assert sorted(lazily) == sorted(everything)
@@ -93,7 +95,7 @@ def test_asking_the_verifier_lazily_keeps_exactly_what_asking_about_every_box_ke
         if box in asked:
             assert score == pytest.approx(combined[box])
         else:  # settled unasked: a box the detector is trusted about, at the detector's score
-            assert scores[box] >= weighing.trusted and score == pytest.approx(scores[box])
+            assert weighing.trusts(scores, corners)[box] and score == pytest.approx(scores[box])
 
 
 def test_a_trusted_box_that_nothing_could_outscore_is_never_verified():

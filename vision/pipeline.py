@@ -53,9 +53,9 @@ TRUSTED_SHAPE = float(np.sqrt(2))
 half's 1:1 (halfway between, as ratios go: ``Weighing.trusted_shape``). Set by that geometry, not
 chosen: no threshold from 1.1 to 1.7 changes an exact total of the 400 synthetic validation hands
 (387; 382 at 1.9: benchmarks/trusted_shape.py), where 13 of the 2761 boxes the detector is sure of
-are that square (12 of them over a tile), as 39 of the 2720 labelled faces
-are seen. It mends the real photo turned round whose half-box outscored the whole tile: 365 exact
-totals over the real variants against 364 (benchmarks/real_variants.py)."""
+are that square (12 of them over a tile), as 39 of the 2720 labelled faces are seen. It mends the
+real photo turned round whose half-box outscored the whole tile: 365 exact totals over the real
+variants against 364 (benchmarks/real_variants.py)."""
 WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=0.7, trusted_shape=TRUSTED_SHAPE)
 """With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
 each box's score becomes ``detector ** (1 - weight) * verifier ** weight`` (real tiles the
