@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: teach only halves of this many pips or more (CounterRecipe.least_count; needs --out)",
     )  # fmt: skip
     train.add_argument(
-        "--widths", type=channel_widths, default=None, help="verifier: the network's channels, e.g. 8,16,32,48"
+        "--widths", type=channel_widths, default=None, help="verifier, pips: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument(
         "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
@@ -441,6 +441,7 @@ def run_train(args: argparse.Namespace) -> int:
             colour_cast=args.colour_cast,
             half_px=args.half_px or CounterRecipe.half_px,
             least_count=args.least_count,
+            widths=args.widths or CounterRecipe.widths,
         )
         if recipe.least_count and args.out is None:
             raise UsageError("--least-count trains a counter of high halves only, which is not bundled: give --out")

@@ -288,6 +288,16 @@ def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
     assert np.array_equal(high_counts, counts[counts >= 4]) and (counts < 4).any()
 
 
+def test_a_counter_recipe_builds_the_network_of_its_widths():
+    torch = pytest.importorskip("torch")  # the train extra
+    from vision.read.train_counter import COUNTS, build_model
+
+    model = build_model(COUNTS, (16, 16, 64, 64))
+    convolutions = [layer for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)]
+    assert [layer.out_channels for layer in convolutions] == [16, 16, 64, 64]
+    assert tuple(model(torch.zeros(2, 3, 48, 48)).shape) == (2, COUNTS)
+
+
 def test_the_set_is_the_smallest_that_holds_every_sure_count():
     from vision.read.pip_reader import likely_set
 

@@ -95,6 +95,8 @@ class CounterRecipe:
     bundled one's: 152 of 195 right against 165; averaged with them, weighed 0.3 and 0.5: 388 and 387
     exact totals of 400 against 389): not kept. Seeing the halves larger did not help, so what the
     photo shows of them, not the 48 px the counter sees them at, is what limits it."""
+    widths: tuple[int, ...] = (16, 32, 64, 64)
+    """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these)."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +205,8 @@ def synthetic_halves(
     return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
 
 
-def build_model(outputs: int = COUNTS) -> Any:
-    return small_cnn((16, 32, 64, 64), outputs)
+def build_model(outputs: int = COUNTS, widths: tuple[int, ...] = CounterRecipe.widths) -> Any:
+    return small_cnn(widths, outputs)
 
 
 def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
@@ -221,8 +223,9 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
         return glossy_patches(colour_casts(batch, generator, recipe.colour_cast), generator, recipe.glossy)
 
     outputs = COUNTS + 1 if recipe.cut_tiles else COUNTS
+    model = functools.partial(build_model, outputs, recipe.widths)
     return fit(
-        functools.partial(build_model, outputs), halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
+        model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
     )  # fmt: skip
 
