@@ -96,7 +96,10 @@ class CounterRecipe:
     exact totals of 400 against 389): not kept. Seeing the halves larger did not help, so what the
     photo shows of them, not the 48 px the counter sees them at, is what limits it."""
     widths: tuple[int, ...] = (16, 32, 64, 64)
-    """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these)."""
+    """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these). Tried
+    once at (16, 16, 64, 64) with the bundled recipe for speed (32 halves in about 1.06 ms against
+    1.64): the real halves all right, but the 400 validation hands 379 exact totals against 387
+    through the whole pipeline (benchmarks/results/reader_confidence-counter-slim.md): not kept."""
 
 
 @dataclass(frozen=True)
