@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
     )
-    train.add_argument("--resume", action="store_true", help="detector: go on from the last checkpoint")
+    train.add_argument(
+        "--resume", action="store_true",
+        help="go on from the last checkpoint (detector: its last.pt; pips, verifier, refiner: the checkpoint.pt "
+        "an unfinished run left in its model folder)",
+    )  # fmt: skip
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
         help="detector: a new run starting from these weights (e.g. a finished run's last.pt), not from nothing",
@@ -397,6 +401,16 @@ def _score_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def trained(export: Callable[..., dict[str, Any]], out_dir: Path, recipe: Any, resume: bool) -> int:
+    """Train one of the small networks (``export``: its trainer's ``train_and_export``) and print its card."""
+    try:
+        card = export(out_dir, recipe, resume=resume)
+    except (FileExistsError, ValueError) as error:  # an unfinished run's checkpoint, another run's, no data
+        raise UsageError(str(error)) from None
+    print(json.dumps(card, indent=2))
+    return 0
+
+
 def channel_widths(text: str) -> tuple[int, ...]:
     try:
         widths = tuple(int(part) for part in text.split(","))
@@ -445,9 +459,7 @@ def run_train(args: argparse.Namespace) -> int:
         )
         if recipe.least_count and args.out is None:
             raise UsageError("--least-count trains a counter of high halves only, which is not bundled: give --out")
-        card = train_and_export(args.out or Path("models/pip-counter"), recipe)
-        print(json.dumps(card, indent=2))
-        return 0
+        return trained(train_and_export, args.out or Path("models/pip-counter"), recipe, args.resume)
     if args.model == "verifier":
         from vision.detect import train_verifier
 
@@ -457,9 +469,9 @@ def run_train(args: argparse.Namespace) -> int:
             seed=VerifierRecipe.seed if args.seed is None else args.seed,
             widths=args.widths or VerifierRecipe.widths,
         )
-        card = train_verifier.train_and_export(args.out or Path("models/tile-verifier"), verifier_recipe)
-        print(json.dumps(card, indent=2))
-        return 0
+        return trained(
+            train_verifier.train_and_export, args.out or Path("models/tile-verifier"), verifier_recipe, args.resume
+        )
     if args.model == "refiner":
         from vision.detect import train_refiner
 
@@ -469,9 +481,9 @@ def run_train(args: argparse.Namespace) -> int:
             seed=RefinerRecipe.seed if args.seed is None else args.seed,
             averaged=args.averaged_crops,
         )
-        card = train_refiner.train_and_export(args.out or Path("models/box-refiner"), refiner_recipe)
-        print(json.dumps(card, indent=2))
-        return 0
+        return trained(
+            train_refiner.train_and_export, args.out or Path("models/box-refiner"), refiner_recipe, args.resume
+        )
     if not args.sets:
         raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")
     from vision.detect.train import train_detector

@@ -4,7 +4,9 @@ augmentation and ONNX export. Training only (torch, the train extra); run time r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,29 @@ def predict(model: Any, images_uint8: np.ndarray, chunk: int = 512) -> np.ndarra
     return np.concatenate(parts)
 
 
+CHECKPOINT = "checkpoint.pt"
+"""An unfinished run's state, beside the model it is training (gone once the run finishes)."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a run keeps its state after every epoch, and whether to go on from what is there."""
+
+    path: Path
+    resume: bool = False
+
+    @classmethod
+    def beside(cls, out_dir: Path, resume: bool) -> Checkpoint:
+        """The checkpoint in ``out_dir``, refused at once (before any rendering) when an unfinished
+        run left one there and ``resume`` is not asked for: starting over would lose it."""
+        checkpoint = cls(out_dir / CHECKPOINT, resume)
+        if checkpoint.path.exists() and not resume:
+            raise FileExistsError(
+                f"an unfinished run left {checkpoint.path}: --resume goes on from it, or delete it to start over"
+            )
+        return checkpoint
+
+
 def fit(
     build: Callable[[], Any],
     images_uint8: np.ndarray,
@@ -68,10 +93,13 @@ def fit(
     batch: int,
     max_lr: float,
     seed: int,
+    checkpoint: Checkpoint | None = None,
 ) -> Any:
     """Build (after seeding) and train a model on ``(n, H, W, 3)`` uint8 images with AdamW and a
     one-cycle schedule; ``augment(batch, generator)`` changes each batch; the model comes back in
-    eval mode."""
+    eval mode. With a ``checkpoint`` every finished epoch is saved there (model, optimiser,
+    schedule and random state), so a run that stops goes on from its last epoch exactly as it would
+    have (``resume``); the file is removed once training ends."""
     import torch
 
     torch.manual_seed(seed)
@@ -82,8 +110,21 @@ def fit(
     steps = epochs * ((len(images) + batch - 1) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     generator = torch.Generator().manual_seed(seed)
+    run = {"epochs": epochs, "batch": batch, "max_lr": max_lr, "seed": seed, "images": tuple(images.shape)}
+    done = 0
+    if checkpoint is not None and checkpoint.resume and checkpoint.path.exists():
+        state = torch.load(checkpoint.path, weights_only=False)
+        if state["run"] != run:
+            raise ValueError(
+                f"{checkpoint.path} is from another run ({state['run']}, this one {run}): delete it to start over"
+            )
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        generator.set_state(state["generator"])
+        done = state["epoch"]
     model.train()
-    for _ in tqdm(range(epochs), desc="training", unit="epoch"):
+    for epoch in tqdm(range(done, epochs), desc="training", unit="epoch", initial=done, total=epochs):
         order = torch.randperm(len(images), generator=generator)
         for start in range(0, len(images), batch):
             picked = order[start : start + batch]
@@ -92,6 +133,17 @@ def fit(
             value.backward()
             optimiser.step()
             schedule.step()
+        if checkpoint is not None:
+            state = {
+                "run": run, "epoch": epoch + 1, "model": model.state_dict(), "optimiser": optimiser.state_dict(),
+                "schedule": schedule.state_dict(), "generator": generator.get_state(),
+            }  # fmt: skip
+            checkpoint.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = checkpoint.path.with_suffix(".partial")
+            torch.save(state, partial)
+            os.replace(partial, checkpoint.path)  # a crash while saving leaves the last whole one
+    if checkpoint is not None:
+        checkpoint.path.unlink(missing_ok=True)
     return model.eval()
 
 

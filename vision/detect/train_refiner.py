@@ -31,7 +31,7 @@ from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_b
 from vision.detect.train_verifier import found_face_up
 from vision.eval.metrics import polygon_iou
 from vision.read.train_counter import as_found, loosen, overrun
-from vision.smallnet import fit, held_out, photometric, predict
+from vision.smallnet import Checkpoint, fit, held_out, photometric, predict
 from vision.synth.scene import FULL, make_scene, render
 
 SCENE_SIZE = (1280, 960)
@@ -138,7 +138,7 @@ def synthetic_boxes(recipe: RefinerRecipe) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([offsets for _, offsets in parts])
 
 
-def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe) -> Any:
+def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpoint: Checkpoint | None = None) -> Any:
     """Smooth L1 on the offsets (in box lengths), with ``vision.smallnet.photometric`` (no flips:
     they would move the corners)."""
     import torch
@@ -149,7 +149,7 @@ def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe) -> Any:
 
     return fit(
         build_model, crops, torch.from_numpy(offsets), loss, photometric,
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
+        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
     )  # fmt: skip
 
 
@@ -192,18 +192,21 @@ def real_boxes(averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(crops), np.array(offsets, np.float32)
 
 
-def train_and_export(out_dir: Path, recipe: RefinerRecipe) -> dict[str, Any]:
-    """Render, find, train, export, and write the card."""
+def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False) -> dict[str, Any]:
+    """Render, find, train, export, and write the card; ``resume``: go on from the epochs an
+    unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
     import hashlib
 
     from vision.data.real import real_root
     from vision.pipeline import DETECTOR
 
+    checkpoint = Checkpoint.beside(out_dir, resume)
+
     start = time.perf_counter()
     digest = hashlib.sha256(DETECTOR.read_bytes()).hexdigest()[:16]
     crops, offsets = synthetic_boxes(recipe)
     held, used = held_out(len(crops), recipe.seed)
-    model = train(crops[used], offsets[used], recipe)
+    model = train(crops[used], offsets[used], recipe, checkpoint)
     export_onnx(model, out_dir / "model.onnx")
     seconds = time.perf_counter() - start
     metrics: dict[str, Any] = {"synthetic_held_out": corner_errors(model, crops[held], offsets[held])}

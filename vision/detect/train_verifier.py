@@ -33,7 +33,7 @@ from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
 from vision.read.train_counter import loosen
-from vision.smallnet import fit, flips, held_out, photometric, predict, small_cnn
+from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predict, small_cnn
 from vision.synth.scene import FULL, make_scene, render
 
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
@@ -150,7 +150,7 @@ def build_model(widths: tuple[int, ...] = VerifierRecipe.widths) -> Any:
     return small_cnn(widths, 1)
 
 
-def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe) -> Any:
+def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpoint: Checkpoint | None = None) -> Any:
     """Train with flips both ways (a tile is a tile however it is turned) and
     ``vision.smallnet.photometric``."""
     import torch
@@ -162,7 +162,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe) -> Any:
     return fit(
         lambda: build_model(recipe.widths), crops, torch.from_numpy(labels).float(), loss,
         lambda batch, generator: photometric(flips(batch, generator), generator),
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
+        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
     )  # fmt: skip
 
 
@@ -205,14 +205,16 @@ def detector_digest() -> str:
     return hashlib.sha256(DETECTOR.read_bytes()).hexdigest()
 
 
-def train_and_export(out_dir: Path, recipe: VerifierRecipe) -> dict[str, Any]:
-    """Render, propose, train, export, and write the card."""
+def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False) -> dict[str, Any]:
+    """Render, propose, train, export, and write the card; ``resume``: go on from the epochs an
+    unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
     from vision.data.real import real_root
 
+    checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
     crops, labels = synthetic_boxes(recipe.scenes, recipe.seed)
     held, used = held_out(len(crops), recipe.seed)
-    model = train(crops[used], labels[used], recipe)
+    model = train(crops[used], labels[used], recipe, checkpoint)
     export_onnx(model, out_dir / "model.onnx")
     seconds = time.perf_counter() - start
     metrics: dict[str, Any] = {"synthetic_held_out": accuracy(model, crops[held], labels[held])}

@@ -26,7 +26,7 @@ from vision.eval.metrics import polygon_iou
 from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
-from vision.smallnet import colour_casts, fit, flips, glossy_patches, held_out, predict, small_cnn
+from vision.smallnet import Checkpoint, colour_casts, fit, flips, glossy_patches, held_out, predict, small_cnn
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 MIN_SHORT_SIDE_PX = 14
@@ -212,7 +212,7 @@ def build_model(outputs: int = COUNTS, widths: tuple[int, ...] = CounterRecipe.w
     return small_cnn(widths, outputs)
 
 
-def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
+def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpoint: Checkpoint | None = None) -> Any:
     """Train with flips and quarter turns (a count is the same however the half is turned:
     real sets lay some counts across where the renderer lays them along) and brightness jitter.
     Not ``vision.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
@@ -229,7 +229,7 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe) -> Any:
     model = functools.partial(build_model, outputs, recipe.widths)
     return fit(
         model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed,
+        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
     )  # fmt: skip
 
 
@@ -239,8 +239,10 @@ def export_onnx(model: Any, path: Path, half_px: int = HALF_PX) -> Path:
     return smallnet.export_onnx(model, path, "halves", half_px, half_px)
 
 
-def train_and_export(out_dir: Path, recipe: CounterRecipe) -> dict[str, Any]:
-    """Render, train, export, and write the card (metrics on held-out synthetic halves)."""
+def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False) -> dict[str, Any]:
+    """Render, train, export, and write the card (metrics on held-out synthetic halves); ``resume``:
+    go on from the epochs an unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
+    checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
     halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe)
     if recipe.high_scenes:
@@ -250,7 +252,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe) -> dict[str, Any]:
     if len(halves) == 0:
         raise ValueError("no halves to learn from: render some scenes (scenes or high_scenes)")
     held, used = held_out(len(halves), recipe.seed)
-    model = train(halves[used], counts[used], recipe)
+    model = train(halves[used], counts[used], recipe, checkpoint)
     out_dir.mkdir(parents=True, exist_ok=True)
     export_onnx(model, out_dir / "model.onnx", recipe.half_px)
     seconds = time.perf_counter() - start

@@ -1,0 +1,69 @@
+"""Training the small CNNs: a run that stops goes on from its last epoch as if it had not stopped.
+
+These need torch (the train extra) and are skipped without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.smallnet import CHECKPOINT, Checkpoint, fit, small_cnn
+
+torch = pytest.importorskip("torch")
+
+
+class Stopped(Exception):
+    """Stands for a crash (or Ctrl-C) part way through a run."""
+
+
+def data() -> tuple[np.ndarray, Any]:
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (24, 16, 16, 3), dtype=np.uint8)
+    return images, torch.from_numpy(rng.integers(0, 3, 24))
+
+
+def run(checkpoint: Checkpoint | None, stop_at_batch: int | None = None) -> Any:
+    images, targets = data()
+    batches = [0]
+
+    def augment(batch: Any, generator: Any) -> Any:
+        batches[0] += 1
+        if batches[0] == stop_at_batch:
+            raise Stopped
+        return batch * (0.8 + 0.4 * torch.rand(len(batch), 1, 1, 1, generator=generator))
+
+    return fit(
+        lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, augment,
+        epochs=3, batch=8, max_lr=3e-3, seed=0, checkpoint=checkpoint,
+    )  # fmt: skip
+
+
+def weights(model: Any) -> list[np.ndarray]:
+    return [value.detach().numpy().copy() for value in model.state_dict().values()]
+
+
+def test_a_stopped_run_resumed_ends_where_an_unbroken_run_does(tmp_path: Path) -> None:
+    unbroken = weights(run(None))
+    with pytest.raises(Stopped):
+        run(Checkpoint.beside(tmp_path, resume=False), stop_at_batch=8)  # in the third epoch (3 batches each)
+    assert (tmp_path / CHECKPOINT).exists()
+    with pytest.raises(FileExistsError, match="--resume"):
+        Checkpoint.beside(tmp_path, resume=False)  # starting over would lose the two epochs done
+    resumed = weights(run(Checkpoint.beside(tmp_path, resume=True)))
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(unbroken, resumed, strict=True))
+    assert not (tmp_path / CHECKPOINT).exists()  # a finished run leaves none behind
+
+
+def test_a_checkpoint_from_another_run_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(Stopped):
+        run(Checkpoint.beside(tmp_path, resume=False), stop_at_batch=5)
+    images, targets = data()
+    with pytest.raises(ValueError, match="another run"):
+        fit(
+            lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, lambda b, g: b,
+            epochs=4, batch=8, max_lr=3e-3, seed=0, checkpoint=Checkpoint.beside(tmp_path, resume=True),
+        )  # fmt: skip
