@@ -1,5 +1,6 @@
-"""The small CNNs (the pip counter and the tile verifier): their shape, training loop,
-augmentation and ONNX export. Training only (torch, the train extra); run time reads the ONNX.
+"""The small CNNs (the pip counter, the tile verifier and the box refiner): their shape, training
+loop (resumable: ``Checkpoint``), augmentation and ONNX export. Training only (torch, the train
+extra); run time reads the ONNX.
 """
 
 from __future__ import annotations
