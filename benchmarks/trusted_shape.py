@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 from tqdm import tqdm
@@ -36,6 +36,7 @@ def name_of(ratio: float | None) -> str:
     return "never" if ratio is None else f"{ratio:g}"
 
 
+@cache  # one scorer a ratio, for its totals and its real variants alike
 def scorer_at(ratio: float | None) -> HandScorer:
     return HandScorer(weighing=replace(WEIGHING, trusted_shape=0.0 if ratio is None else ratio))
 
@@ -54,14 +55,15 @@ def square_boxes(labels: list[LabelledImage], ratio: float) -> dict[str, int]:
     for label, image in tqdm(iter_images(labels), total=len(labels), desc="square boxes"):
         found = scorer.detector(image)
         sure = (found.classes == FACE_UP_CLASS) & (found.scores >= WEIGHING.trusted)
-        square = found.corners[sure][side_ratios(found.corners[sure]) < ratio] if sure.any() else []
+        sure_corners = found.corners[sure]
+        square = sure_corners[side_ratios(sure_corners) < ratio]
         faces = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         counts["sure_boxes"] += int(sure.sum())
         counts["sure_and_square"] += len(square)
         counts["square_over_a_tile"] += len(match_tiles(faces, list(square)))
         whole = [tile.corners for tile in label.tiles if tile.pose == FACE_UP and not tile.cut]
         counts["faces"] += len(whole)
-        counts["square_faces"] += int((side_ratios(np.asarray(whole)) < ratio).sum()) if whole else 0
+        counts["square_faces"] += int((side_ratios(np.asarray(whole)) < ratio).sum())
     return counts
 
 

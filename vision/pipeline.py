@@ -50,8 +50,8 @@ DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
 TRUSTED_SHAPE = float(np.sqrt(2))
 """A box the detector is sure of keeps its score only where its long sides are nearer a tile's 2:1 to
-its short ones than a half's 1:1 (halfway between, as ratios go: ``Weighing.trusted_shape``). Set by that geometry, not
-chosen: no threshold from 1.1 to 1.7 changes an exact total of the 400 synthetic validation hands
+its short ones than a half's 1:1 (halfway between, as ratios go: ``Weighing.trusted_shape``). Set
+by that geometry, not chosen: no threshold from 1.1 to 1.7 changes an exact total of the 400 synthetic validation hands
 (387; 382 at 1.9: benchmarks/trusted_shape.py), where 13 of the 2761 boxes the detector is sure of
 are that square (12 of them over a tile), as 39 of the 2720 labelled faces are seen. It mends the
 real photo turned round whose half-box outscored the whole tile: 365 exact totals over the real
