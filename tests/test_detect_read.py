@@ -10,7 +10,16 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect.onnx_obb import Letterbox, as_blob, decode, decode_looks, letterbox, only_sure_and_large
+from vision.detect.onnx_obb import (
+    Letterbox,
+    as_blob,
+    decode,
+    decode_looks,
+    letterbox,
+    only_sure_and_large,
+    padded_blob,
+    view_of,
+)
 from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, xywhr_to_corners
 from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
@@ -29,6 +38,15 @@ def test_the_blob_is_what_opencv_makes_of_the_image():
     blob = as_blob(image)
     assert blob.dtype == np.float32 and blob.flags.c_contiguous
     assert np.array_equal(blob, cv2.dnn.blobFromImage(image, 1 / 255, swapRB=True))
+
+
+@pytest.mark.parametrize("shape", [(50, 100, 3), (100, 37, 3), (64, 64, 3)])
+def test_the_padded_blob_is_the_blob_of_the_letterboxed_image(shape):
+    image = np.random.default_rng(1).integers(0, 256, shape, dtype=np.uint8)
+    padded, box = letterbox(image, 64)
+    view = view_of(image, 64)
+    assert view.box == box and view.shrunk.shape[:2] == (round(shape[0] * box.scale), round(shape[1] * box.scale))
+    assert np.array_equal(padded_blob(view), as_blob(padded))
 
 
 def test_xywhr_corners_follow_the_angle():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.exposure import LEVEL, MOST_GAIN, brightened, highlights
@@ -42,3 +43,12 @@ def test_a_nearly_black_photo_gains_no_more_than_the_most():
     image = photo_with_highlights(20, background=10)
     out = brightened(image)
     assert highlights(out) == round(20 * MOST_GAIN)
+
+
+def test_the_highlights_can_be_judged_on_a_small_copy_made_already():
+    image = photo_with_highlights(100)
+    copy = cv2.resize(image, (100, 75), interpolation=cv2.INTER_AREA)
+    copy[:, :, 1] = LEVEL + 10  # as if the copy were of a bright photo: it alone decides
+    assert brightened(image, judged_on=copy) is image
+    assert highlights(copy, shrink=False) == LEVEL + 10
+    assert np.array_equal(brightened(image, judged_on=cv2.resize(image, (100, 75))), brightened(image))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -73,3 +75,15 @@ def halves_in_frame(corners: np.ndarray, width: int, height: int, share: float =
     if corners.min() >= 0 and (corners[:, 0] <= width).all() and (corners[:, 1] <= height).all():
         return True  # wholly inside (most tiles): no areas to measure
     return all(share_in_frame(half, width, height) >= share for half in halves_of(corners))
+
+
+def halves_in_frame_each(
+    corners: Sequence[np.ndarray], width: int, height: int, share: float = HALF_IN_FRAME
+) -> np.ndarray:
+    """``(n,)`` bool: ``halves_in_frame`` for each tile, those wholly inside (most) told in one go."""
+    quads = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2)
+    x, y = quads[..., 0], quads[..., 1]
+    inside = (quads.min(axis=(1, 2)) >= 0) & (x <= width).all(axis=1) & (y <= height).all(axis=1)
+    for tile in np.flatnonzero(~inside):
+        inside[tile] = halves_in_frame(quads[tile], width, height, share)
+    return inside

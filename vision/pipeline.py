@@ -28,7 +28,7 @@ from calibration.table_plane import (
     table_plane,
 )
 from vision.data.labels import LabelledImage
-from vision.detect.onnx_obb import Detections, OBBDetector, only_sure_and_large
+from vision.detect.onnx_obb import Detections, OBBDetector, View, only_sure_and_large
 from vision.detect.refine import BoxRefiner
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better
 from vision.eval.metrics import PredictedTile, Prediction
@@ -217,9 +217,9 @@ class HandScorer:
         self.covered = covered
         self.weighing = weighing
 
-    def find_tiles(self, image_bgr: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-        """The face-up tiles' corners and scores, best first."""
-        looks = [self.detector.look(image_bgr)]
+    def find_tiles(self, image_bgr: np.ndarray, view: View | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+        """The face-up tiles' corners and scores, best first (``view``: the detector's, made already)."""
+        looks = [self.detector.look(image_bgr, view=view)]
         found = self.detector.decode(looks)
         again = self.second_look
         # where few face-up boxes are proposed few can be kept: look again without choosing first
@@ -291,9 +291,12 @@ class HandScorer:
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Prediction:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
+        view = self.detector.view(image_bgr)
         if self.brighten:
-            image_bgr = brightened(image_bgr)
-        corners, scores = self.find_tiles(image_bgr)
+            brighter = brightened(image_bgr, judged_on=view.shrunk)
+            if brighter is not image_bgr:  # a dim photo: the detector sees it brightened too
+                image_bgr, view = brighter, self.detector.view(brighter)
+        corners, scores = self.find_tiles(image_bgr, view)
         if self.refiner is not None:
             corners, scores = self.refined(image_bgr, corners, scores)
         if self.slant is not None:

@@ -38,18 +38,42 @@ class Letterbox:
     pad_y: float
 
 
-def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
-    """Resize keeping the aspect ratio and pad to ``size`` x ``size`` with grey 114, centred."""
+LETTERBOX_GREY = 114
+
+
+@dataclass(frozen=True)
+class View:
+    """The photo as the detector sees it: shrunk to fit its square input, not yet padded (what the
+    photo's exposure is judged on too: ``vision.exposure``)."""
+
+    shrunk: np.ndarray
+    """The photo resized, keeping its aspect ratio, to fit ``size`` x ``size``."""
+    box: Letterbox
+    """Where ``shrunk`` lies in the padded square."""
+    size: int
+
+
+def view_of(image_bgr: np.ndarray, size: int) -> View:
+    """The photo resized keeping its aspect ratio to fit ``size`` x ``size``, centred (``letterbox``
+    without the padding)."""
     height, width = image_bgr.shape[:2]
     scale = min(size / height, size / width)
     new_w, new_h = round(width * scale), round(height * scale)
-    resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_LINEAR) if scale != 1 else image_bgr
+    shrunk = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_LINEAR) if scale != 1 else image_bgr
     pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
+    return View(shrunk, Letterbox(scale, left, top), size)
+
+
+def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to ``size`` x ``size`` with grey 114, centred."""
+    view = view_of(image_bgr, size)
+    (new_h, new_w), top, left = view.shrunk.shape[:2], int(view.box.pad_y), int(view.box.pad_x)
     canvas = cv2.copyMakeBorder(
-        resized, top, size - new_h - top, left, size - new_w - left, cv2.BORDER_CONSTANT, value=(114, 114, 114)
-    )
-    return canvas, Letterbox(scale, left, top)
+        view.shrunk, top, size - new_h - top, left, size - new_w - left, cv2.BORDER_CONSTANT,
+        value=(LETTERBOX_GREY,) * 3,
+    )  # fmt: skip
+    return canvas, view.box
 
 
 def as_blob(image_bgr: np.ndarray) -> np.ndarray:
@@ -58,6 +82,16 @@ def as_blob(image_bgr: np.ndarray) -> np.ndarray:
     blob = np.empty((1, 3, *image_bgr.shape[:2]), np.float32)
     for channel, plane in enumerate(reversed(cv2.split(image_bgr))):
         blob[0, channel] = plane
+    blob *= np.float32(1 / 255)
+    return blob
+
+
+def padded_blob(view: View) -> np.ndarray:
+    """``as_blob(letterbox(...)[0])``, exactly, without drawing the padding first."""
+    blob = np.full((1, 3, view.size, view.size), LETTERBOX_GREY, np.float32)
+    (height, width), top, left = view.shrunk.shape[:2], int(view.box.pad_y), int(view.box.pad_x)
+    for channel, plane in enumerate(reversed(cv2.split(view.shrunk))):
+        blob[0, channel, top : top + height, left : left + width] = plane
     blob *= np.float32(1 / 255)
     return blob
 
@@ -136,14 +170,19 @@ class OBBDetector:
     def __call__(self, image_bgr: np.ndarray) -> Detections:
         return self.decode([self.look(image_bgr)])
 
-    def look(self, image_bgr: np.ndarray, imgsz: int | None = None) -> Look:
-        """One forward pass over the photo at the detector's size, or at ``imgsz`` (a model exported
-        with a dynamic size only), where its tiles are seen as many pixels smaller."""
+    def view(self, image_bgr: np.ndarray, imgsz: int | None = None) -> View:
+        """The photo as a look at the detector's size, or at ``imgsz`` (a model exported with a
+        dynamic size only), sees it."""
         if imgsz is not None and not self.dynamic and imgsz != self.imgsz:
             raise ValueError(f"this detector was exported at a fixed {self.imgsz} px and cannot look at {imgsz} px")
-        padded, box = letterbox(image_bgr, imgsz or self.imgsz)
-        (output,) = self.session.run(None, {self.input_name: as_blob(padded)})
-        return output, box
+        return view_of(image_bgr, imgsz or self.imgsz)
+
+    def look(self, image_bgr: np.ndarray, imgsz: int | None = None, view: View | None = None) -> Look:
+        """One forward pass over the photo at the detector's size, or at ``imgsz`` (see ``view``),
+        where its tiles are seen as many pixels smaller; ``view``: the photo's view, made already."""
+        view = view or self.view(image_bgr, imgsz)
+        (output,) = self.session.run(None, {self.input_name: padded_blob(view)})
+        return output, view.box
 
     def decode(self, looks: list[Look]) -> Detections:
         return decode_looks(looks, self.conf, self.iou)

@@ -214,8 +214,11 @@ def overlap_bounds(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     offsets = corners[None] - centres[:, None, None]  # [i, j, corner]: box j's corners from box i's centre
     # ... along box i's two sides (as einsum "ijkc,iac->ijka", which took ten times as long)
     spans = offsets[..., None, 0] * axes[:, None, None, :, 0] + offsets[..., None, 1] * axes[:, None, None, :, 1]
+    # the four corners' extremes pairwise: numpy reduces a short middle axis (and clips) slowly
+    high = np.maximum(np.maximum(spans[:, :, 0], spans[:, :, 1]), np.maximum(spans[:, :, 2], spans[:, :, 3]))
+    low = np.minimum(np.minimum(spans[:, :, 0], spans[:, :, 1]), np.minimum(spans[:, :, 2], spans[:, :, 3]))
     halves = np.stack([lengths, widths], axis=1)[:, None] / 2
-    sides = np.clip(np.minimum(spans.max(axis=2), halves) - np.maximum(spans.min(axis=2), -halves), 0, None)
+    sides = np.maximum(np.minimum(high, halves) - np.maximum(low, -halves), 0)
     inside = sides[..., 0] * sides[..., 1]
     return np.minimum(inside, inside.T), lengths * widths
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.tiles import SET_SIZES
-from vision.geometry import halves_in_frame
+from vision.geometry import halves_in_frame_each
 from vision.onnx_session import cpu_session
 from vision.read.halves import cut_halves
 
@@ -109,12 +109,11 @@ class PipReader:
         counts = probabilities.argmax(axis=1)
         confidence = probabilities.max(axis=1)  # ... and the mass it held lowers the confidence
         height, width = image_bgr.shape[:2]
+        pairs = counts.reshape(-1, 2).tolist(), confidence.reshape(-1, 2).tolist()
+        beyond = (~halves_in_frame_each(corners, width, height, self.in_frame)).tolist()
         readings = []
-        for tile, quad in enumerate(corners):
-            a, b = 2 * tile, 2 * tile + 1
-            sure = (float(confidence[a]), float(confidence[b]))
-            uncertain = min(sure) < self.min_confidence or not halves_in_frame(quad, width, height, self.in_frame)
-            readings.append(Reading((int(counts[a]), int(counts[b])), sure, uncertain))
+        for (first, second), sure, cut in zip(*pairs, beyond, strict=True):  # Python numbers: 16 tiles' worth of numpy
+            readings.append(Reading((first, second), (sure[0], sure[1]), min(sure) < self.min_confidence or cut))
         return readings
 
 
