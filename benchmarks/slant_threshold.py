@@ -1,15 +1,19 @@
-"""Choosing when a photo is redrawn square-on (``vision.pipeline.SLANT``, ``SPREAD_SLANT``, ``SLANT_AGAIN``).
+"""Choosing when a photo is redrawn square-on (``vision.pipeline.SLANT``, ``SPREAD_SLANT``, ``SLANT_AGAIN``,
+``FORESHORTENED``, ``SQUARE_ON_LOOKS``).
 
     python -m benchmarks.slant_threshold [--set out/synth/val-hand-v10] [--images 400]
         [--slants never,1.1,...] [--spreads never,1.5,...] [--agains never,1.1,...]
+        [--foreshortenings never,2.2,...] [--looks 1,2,3,4]
 
 Runs the whole pipeline over synthetic validation hands, never the seed-7 hands that measure the
 pipeline, at each value of one threshold in turn, the other two as the pipeline has them: the
 plane's slant above which a photo is redrawn (``never``: no photo redrawn), the tiles' size spread
 above which it is redrawn whatever the plane says (``never``: only where the plane says so), and
-the slant still seen in the redrawn view above which it is redrawn once more (``never``: once at
-most). Of each threshold's values with the most exact totals it chooses the lowest (``never``
-counts as the highest). The synthetic hands cannot ask for redrawing (the detector learnt their
+the slant still seen in the redrawn view above which it is redrawn again (``never``: once at
+most), the boxes' median long-to-short ratio above which a photo is redrawn (and a view again)
+whatever their sizes say (``never``: only by their sizes), and the most views redrawn. Of each
+threshold's values with the most exact totals it chooses the lowest (``never`` counts as the
+highest). The synthetic hands cannot ask for redrawing (the detector learnt their
 tilts); they only guard against its harm. (Until the fourteenth session it chose the lowest slant
 with as many exact totals as never redrawing; see vision.pipeline.SLANT for why that changed.)
 What asks for it is beside, not chosen by: the labelled real photos as taken and slanted 25 and
@@ -35,8 +39,12 @@ THRESHOLDS = {
     "slant": ("slants", "never,1.1,1.2,1.3,1.4,1.5,1.7"),
     "spread_slant": ("spreads", "never,1.5,1.6,1.7,1.8,2.0"),
     "slant_again": ("agains", "never,1.1,1.2,1.3"),
+    "foreshortened": ("foreshortenings", "never,2.2,2.25,2.3,2.4"),
+    "square_on_looks": ("looks", "1,2,3,4"),
 }
 """Each of HandScorer's thresholds swept: its option here and the values it tries by default."""
+COUNTS = {"square_on_looks"}
+"""The thresholds that count (whole numbers)."""
 
 
 def exact_totals(row: dict) -> int:
@@ -46,6 +54,9 @@ def exact_totals(row: dict) -> int:
 
 def main() -> None:
     args, values, labels = sweep_arguments(__doc__, dict(THRESHOLDS.values()))
+    for name in COUNTS:
+        option = THRESHOLDS[name][0]
+        values[option] = [None if value is None else int(value) for value in values[option]]
     hands = list(iter_images(labels))
     real = list(iter_images(pip_labelled()))
     as_bundled = {name: getattr(pipeline, name.upper()) for name in THRESHOLDS}
