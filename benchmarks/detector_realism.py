@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 
 from benchmarks.framing import measure
 from benchmarks.report import write_report
@@ -41,6 +40,7 @@ from vision.data.real import box_labelled, iter_images, load_folder, pip_labelle
 from vision.detect.onnx_obb import OBBDetector
 from vision.detect.train import REPO, Recipe, export_onnx, train, write_card
 from vision.eval.metrics import match_tiles, wilson
+from vision.geometry import upright_box
 from vision.pipeline import FACE_UP_CLASS
 from vision.synth.dataset import export_yolo_obb, write_set
 from vision.synth.scene import FULL, SceneOptions
@@ -58,19 +58,12 @@ VARIANTS: dict[str, SceneOptions] = {
 RESULTS = REPO / "benchmarks" / "results" / "detector_realism.json"
 
 
-def upright(corners: np.ndarray) -> np.ndarray:
-    """The upright box round a quadrilateral, as four corners."""
-    x0, y0 = corners.min(axis=0)
-    x1, y1 = corners.max(axis=0)
-    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-
-
 def box_measures(detector: OBBDetector, photos: list) -> dict[str, Any]:
     """Face-up recall on upright-box labels, and face-down or standing tiles claimed as face up."""
     matched = labelled = claimed = others = 0
     for label, image in photos:
         found = detector(image)
-        face_up = [upright(quad) for quad in found.corners[found.classes == FACE_UP_CLASS]]
+        face_up = [upright_box(quad) for quad in found.corners[found.classes == FACE_UP_CLASS]]
         up = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         not_up = [tile.corners for tile in label.tiles if tile.pose != FACE_UP]
         matched += len(match_tiles(up, face_up))

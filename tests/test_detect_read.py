@@ -20,7 +20,7 @@ from vision.detect.onnx_obb import (
     padded_blob,
     view_of,
 )
-from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, xywhr_to_corners
+from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, upright_box, xywhr_to_corners
 from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
 
@@ -374,3 +374,10 @@ def test_symmetric_views_turn_and_mirror_each_half():
     half[0, 0, 1] = 255  # one bright pixel at row 0, column 1
     bright = [tuple(np.argwhere(view[0, :, :, 0])[0]) for view in symmetric_views(half)]
     assert bright == [(0, 1), (3, 2), (3, 1), (0, 2)]
+
+
+def test_the_upright_box_holds_a_turned_quad():
+    turned = xywhr_to_corners([[50, 40, 20, 10, np.radians(30)]])[0]
+    box = upright_box(turned)
+    assert np.allclose(box[0], turned.min(axis=0)) and np.allclose(box[2], turned.max(axis=0))
+    assert np.allclose(box[1], [turned[:, 0].max(), turned[:, 1].min()])

@@ -31,6 +31,13 @@ def xywhr_to_corners(boxes: np.ndarray) -> np.ndarray:
     return (centre + signs[:, :, 0] * along + signs[:, :, 1] * across).astype(np.float32)
 
 
+def upright_box(corners: np.ndarray) -> np.ndarray:
+    """The upright box round a quadrilateral, as four corners."""
+    x0, y0 = np.asarray(corners).min(axis=0)
+    x1, y1 = np.asarray(corners).max(axis=0)
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
 def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0) -> bool:
     """Whether a tile reaches the frame's edge (part of it may be outside the photo)."""
     return bool(
