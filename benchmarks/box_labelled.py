@@ -29,9 +29,10 @@ from vision.pipeline import HandScorer
 
 
 def share(successes: int, trials: int) -> dict:
+    """A share with its 95 % interval and counts (``value`` None where there was nothing to count)."""
     low, high = wilson(successes, trials)
-    value = successes / trials if trials else None
-    return {"value": value and round(value, 3), "interval": [round(low, 3), round(high, 3)], "of": [successes, trials]}
+    value = round(successes / trials, 3) if trials else None
+    return {"value": value, "interval": [round(low, 3), round(high, 3)], "of": [successes, trials]}
 
 
 def main() -> None:
@@ -70,8 +71,8 @@ def main() -> None:
         "benchmark": "box_labelled",
         "command": "python -m benchmarks.box_labelled",
         "date": time.strftime("%Y-%m-%d"),
+        "sets": rows,
     }
-    report["sets"] = rows
     lines = [
         "# The real photos labelled with boxes only",
         "",
