@@ -112,7 +112,7 @@ class PipReader:
         pairs = counts.reshape(-1, 2).tolist(), confidence.reshape(-1, 2).tolist()
         beyond = (~halves_in_frame_each(corners, width, height, self.in_frame)).tolist()
         readings = []
-        for (first, second), sure, cut in zip(*pairs, beyond, strict=True):  # Python numbers: 16 tiles' worth of numpy
+        for (first, second), sure, cut in zip(*pairs, beyond, strict=True):  # Python numbers: cheaper per tile
             readings.append(Reading((first, second), (sure[0], sure[1]), min(sure) < self.min_confidence or cut))
         return readings
 
