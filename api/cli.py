@@ -143,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
     )
     train.add_argument(
+        "--standing-scenes", type=int, default=0,
+        help="verifier: extra scenes with standing tiles seen from lower down (VerifierRecipe.standing_scenes)",
+    )  # fmt: skip
+    train.add_argument(
         "--resume", action="store_true",
         help="go on from the last checkpoint (detector: its last.pt; pips, verifier, refiner: the checkpoint.pt "
         "an unfinished run left in its model folder)",
@@ -468,6 +472,7 @@ def run_train(args: argparse.Namespace) -> int:
             epochs=args.epochs or VerifierRecipe.epochs,
             seed=VerifierRecipe.seed if args.seed is None else args.seed,
             widths=args.widths or VerifierRecipe.widths,
+            standing_scenes=args.standing_scenes,
         )
         return trained(
             train_verifier.train_and_export, args.out or Path("models/tile-verifier"), verifier_recipe, args.resume

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from api.cli import main
-from vision.data.labels import FACE_UP
+from vision.data.labels import FACE_UP, STANDING
 from vision.data.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
 from vision.eval.run import read_predictions
 from vision.synth.dataset import OBB_CLASSES, export_crops, export_yolo_obb, write_set
-from vision.synth.scene import SceneOptions
+from vision.synth.scene import SceneOptions, make_scene
 
 REAL = real_root()
 needs_real = pytest.mark.skipif(REAL is None, reason="../shared/real is not here")
@@ -190,3 +190,27 @@ def test_cli_train_detector_refuses_a_missing_set_clearly(capsys):
     assert main(["train", "detector", "--sets", "/no/such/set"]) == 2
     err = capsys.readouterr().err
     assert "no such folder" in err and "Traceback" not in err
+
+
+def test_hands_have_as_many_standing_tiles_as_their_options_allow():
+    def standing(options: SceneOptions, seed: int) -> int:
+        return sum(tile.pose == STANDING for tile in make_scene("hand", seed, options).tiles)
+
+    many = SceneOptions(standing_share=1.0, most_standing=6)
+    counts = [standing(many, seed) for seed in range(30)]
+    assert min(counts) >= 1 and max(counts) <= 6 and max(counts) > 3  # every hand, up to six
+    assert all(standing(SceneOptions(standing_share=0.0), seed) == 0 for seed in range(30))
+
+
+def test_a_set_recorded_before_an_option_existed_resumes_with_its_default(tmp_path):
+    options = SceneOptions(distractors=False)
+    write_set("hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False, options=options)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    del manifest["options"]["most_standing"]  # as written before the option was added
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    write_set("hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False, options=options)
+    with pytest.raises(ValueError, match="holds a different set"):
+        write_set(
+            "hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False,
+            options=SceneOptions(distractors=False, most_standing=4),
+        )  # fmt: skip

@@ -17,6 +17,7 @@ between. Crops are cut with ``vision.detect.verify`` exactly as at run time.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import time
@@ -34,7 +35,7 @@ from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
 from vision.read.train_counter import loosen
 from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predict, small_cnn
-from vision.synth.scene import FULL, make_scene, render
+from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
 TRAINING_PROPOSAL_CONFIDENCE = 0.05
@@ -58,6 +59,16 @@ class VerifierRecipe:
     max_lr: float = 3e-3
     widths: tuple[int, ...] = (16, 32, 48, 64)
     """The network's channels (vision.smallnet.small_cnn): it runs on every proposal of every photo."""
+    standing_scenes: int = 0
+    """Extra scenes, each with up to STANDING_SCENE's standing tiles among the face-up ones and the
+    camera tilted up to its steeper bound, so that boxes over standing tiles' faces, seen nearly
+    square-on, are among what is not a tile (seeds from seed * 100_000 + 50_000)."""
+
+
+STANDING_SCENE = dataclasses.replace(FULL, standing_share=1.0, most_standing=6, max_tilt_deg=60.0)
+"""The extra scenes' options (``VerifierRecipe.standing_scenes``): real photos taken from low down
+show standing tiles' faces as plainly as lying ones' (karthikVenkataramana's robot camera:
+benchmarks/box_labelled.py)."""
 
 
 def rectangle(centre: np.ndarray, along: np.ndarray, length: float, width: float) -> np.ndarray:
@@ -128,10 +139,10 @@ def label_boxes(boxes: list[np.ndarray], tiles: list[np.ndarray]) -> tuple[list[
     return kept, labels
 
 
-def scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def scene_boxes(seed: int, options: SceneOptions = FULL) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels (1: one tile) from one rendered hand."""
     rng = np.random.default_rng(seed)
-    image, label = render(make_scene("hand", seed, FULL), SCENE_SIZE, FULL)
+    image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
     loosened = [loosen(quad, rng) for quad in tiles for _ in range(LOOSENED_COPIES)]
     boxes = found_face_up(image) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
@@ -139,10 +150,19 @@ def scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return crop_boxes(image, kept), np.array(labels, np.int64)
 
 
-def synthetic_boxes(scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def standing_scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return scene_boxes(seed, STANDING_SCENE)
+
+
+def synthetic_boxes(scenes: int, seed: int, standing_scenes: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and labels from ``scenes`` hands, and from ``standing_scenes`` more (``STANDING_SCENE``)."""
     seeds = [seed * 100_000 + index for index in range(scenes)]
+    standing_seeds = [seed * 100_000 + 50_000 + index for index in range(standing_scenes)]
+    parts = []
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        parts = list(tqdm(pool.imap(scene_boxes, seeds, chunksize=8), total=scenes, desc="rendering", unit="scene"))
+        for make, drawn in ((scene_boxes, seeds), (standing_scene_boxes, standing_seeds)):
+            made = pool.imap(make, drawn, chunksize=8)
+            parts += list(tqdm(made, total=len(drawn), desc="rendering", unit="scene", disable=not drawn))
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([labels for _, labels in parts])
 
 
@@ -212,7 +232,7 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
 
     checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
-    crops, labels = synthetic_boxes(recipe.scenes, recipe.seed)
+    crops, labels = synthetic_boxes(recipe.scenes, recipe.seed, recipe.standing_scenes)
     held, used = held_out(len(crops), recipe.seed)
     model = train(crops[used], labels[used], recipe, checkpoint)
     export_onnx(model, out_dir / "model.onnx")
@@ -230,7 +250,9 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
         "recipe": asdict(recipe),
         "data": (
             f"{len(crops)} boxes ({int(labels.sum())} tiles) from {recipe.scenes} synthetic hand scenes "
-            f"(seeds {recipe.seed * 100_000}-{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training): "
+            f"(seeds {recipe.seed * 100_000}-{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training)"
+            + (f" and {recipe.standing_scenes} with standing tiles (STANDING_SCENE)" if recipe.standing_scenes else "")
+            + ": "
             "the bundled detector's proposals, straddles, halves, shifted, turned and stretched boxes, "
             "loosened true tiles"
         ),

@@ -72,7 +72,7 @@ def write_set(
         manifest["options"] = dataclasses.asdict(options)
     manifest_path = out_dir / "manifest.json"
     manifest = json.loads(json.dumps(manifest))  # as it reads back: the options' tuples become lists
-    if manifest_path.exists() and json.loads(manifest_path.read_text()) != manifest:
+    if manifest_path.exists() and recorded_manifest(manifest_path) != manifest:
         raise ValueError(f"{out_dir} holds a different set ({manifest_path}); choose another folder")
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     todo = [
@@ -173,6 +173,16 @@ def export_crops(labels: Sequence[LabelledImage], out_dir: Path, half_px: int = 
     (out_dir / "tiles.csv").write_text("\n".join(tile_rows) + "\n")
     (out_dir / "halves.csv").write_text("\n".join(half_rows) + "\n")
     return out_dir
+
+
+def recorded_manifest(path: Path) -> dict[str, Any]:
+    """A set's manifest as written, its options completed with the defaults of any added since
+    (a set drawn before an option existed was drawn as its default draws)."""
+    manifest: dict[str, Any] = json.loads(path.read_text())
+    if "options" in manifest:
+        defaults = json.loads(json.dumps(dataclasses.asdict(FULL)))
+        manifest["options"] = {**defaults, **manifest["options"]}
+    return manifest
 
 
 def manifest_of(folder: Path) -> dict[str, Any] | None:

@@ -54,6 +54,10 @@ class SceneOptions:
     """Which table tops scenes are laid on."""
     distractors: bool = True
     """Face-down and standing tiles among the face-up ones."""
+    standing_share: float = 0.2
+    """... standing tiles in this share of the hands ..."""
+    most_standing: int = 3
+    """... up to this many (as many face-down ones in 0.3 of the hands, up to 3)."""
     sets: tuple[int, ...] = SET_SIZES
     """Which sets (highest doubles) scenes are dealt from."""
     makers_layouts: bool = True
@@ -147,7 +151,7 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     style = shaped(random_tile_style(rng, highest, options.pip_styles, options.makers_layouts, options.film), options)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
-        _lay_hand(scene, rng, options.distractors)
+        _lay_hand(scene, rng, options)
     elif kind == "table":
         _lay_table(scene, rng)
     else:
@@ -168,7 +172,7 @@ PACKED_ROWS = 0.5
 """Share of row layouts whose rows touch end to end (a grid), not kept apart."""
 
 
-def _lay_hand(scene: Scene, rng: random.Random, distractors: bool = True) -> None:
+def _lay_hand(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
     """1-20 tiles scattered, touching, in rows or grids, or in lines of play, with face-down and
     standing tiles as distractors."""
     pool = _shuffled_set(scene.highest, rng)
@@ -209,8 +213,8 @@ def _lay_hand(scene: Scene, rng: random.Random, distractors: bool = True) -> Non
                 if _place(scene, footprints, pool[-1], centre, angle, (length, width)):
                     pool.pop()
                     break
-    if distractors:
-        _add_distractors(scene, footprints, pool, rng)
+    if options.distractors:
+        _add_distractors(scene, footprints, pool, rng, options)
 
 
 def _lay_lines(
@@ -368,10 +372,13 @@ def _flag_train_faults(scene: Scene) -> None:
                 scene.flags.append({"kind": "unsatisfied_double", "tiles": [train.tiles[-1]]})
 
 
-def _add_distractors(scene: Scene, footprints: list[Any], pool: list[tuple[int, int]], rng: random.Random) -> None:
+def _add_distractors(
+    scene: Scene, footprints: list[Any], pool: list[tuple[int, int]], rng: random.Random, options: SceneOptions
+) -> None:
     length, width, thickness = scene.style.size_mm
     extra = [(FACE_DOWN, (length, width))] * (rng.randint(1, 3) if rng.random() < 0.3 else 0)
-    extra += [(STANDING, (length, thickness))] * (rng.randint(1, 3) if rng.random() < 0.2 else 0)
+    standing = rng.randint(1, options.most_standing) if rng.random() < options.standing_share else 0
+    extra += [(STANDING, (length, thickness))] * standing
     _, radius = scene.extent_mm()
     for pose, footprint in extra:
         for _attempt in range(40):
