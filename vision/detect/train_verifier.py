@@ -29,7 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision import smallnet
-from vision.data.labels import FACE_UP
+from vision.data.labels import FACE_UP, STANDING
 from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
@@ -62,7 +62,8 @@ class VerifierRecipe:
     standing_scenes: int = 0
     """Extra scenes, each with up to STANDING_SCENE's standing tiles among the face-up ones and the
     camera tilted up to its steeper bound, so that boxes over standing tiles' faces, seen nearly
-    square-on, are among what is not a tile (seeds from seed * 100_000 + 50_000)."""
+    square-on, are among what is not a tile: the detector's proposals there and boxes round each
+    standing tile (seeds from seed * 100_000 + 50_000)."""
 
 
 STANDING_SCENE = dataclasses.replace(FULL, standing_share=1.0, most_standing=6, max_tilt_deg=60.0)
@@ -139,19 +140,23 @@ def label_boxes(boxes: list[np.ndarray], tiles: list[np.ndarray]) -> tuple[list[
     return kept, labels
 
 
-def scene_boxes(seed: int, options: SceneOptions = FULL) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and labels (1: one tile) from one rendered hand."""
+def scene_boxes(seed: int, options: SceneOptions = FULL, standing: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and labels (1: one tile) from one rendered hand; ``standing``: boxes round the standing
+    tiles too (as labelled, and loosened), which are never one face-up tile."""
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
     loosened = [loosen(quad, rng) for quad in tiles for _ in range(LOOSENED_COPIES)]
     boxes = found_face_up(image) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
+    if standing:
+        upright = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == STANDING]
+        boxes += upright + [loosen(quad, rng) for quad in upright for _ in range(LOOSENED_COPIES)]
     kept, labels = label_boxes(boxes, tiles)
     return crop_boxes(image, kept), np.array(labels, np.int64)
 
 
 def standing_scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    return scene_boxes(seed, STANDING_SCENE)
+    return scene_boxes(seed, STANDING_SCENE, standing=True)
 
 
 def synthetic_boxes(scenes: int, seed: int, standing_scenes: int = 0) -> tuple[np.ndarray, np.ndarray]:
