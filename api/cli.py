@@ -467,6 +467,8 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "verifier":
         from vision.detect import train_verifier
 
+        if args.standing_scenes < 0:
+            raise UsageError(f"--standing-scenes is a number of scenes, 0 or more (got {args.standing_scenes})")
         verifier_recipe = VerifierRecipe(
             scenes=args.scenes or VerifierRecipe.scenes,
             epochs=args.epochs or VerifierRecipe.epochs,

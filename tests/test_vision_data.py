@@ -192,6 +192,13 @@ def test_cli_train_detector_refuses_a_missing_set_clearly(capsys):
     assert "no such folder" in err and "Traceback" not in err
 
 
+def test_cli_train_verifier_refuses_a_negative_count_of_standing_scenes(capsys, tmp_path):
+    pytest.importorskip("torch")
+    assert main(["train", "verifier", "--standing-scenes", "-1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--standing-scenes" in err and "Traceback" not in err
+
+
 def test_hands_have_as_many_standing_tiles_as_their_options_allow():
     def standing(options: SceneOptions, seed: int) -> int:
         return sum(tile.pose == STANDING for tile in make_scene("hand", seed, options).tiles)
