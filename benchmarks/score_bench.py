@@ -48,7 +48,7 @@ CHILD = """
 import json, resource, statistics, sys, tempfile, time
 from pathlib import Path
 import cv2
-from vision.detect.onnx_obb import as_blob, letterbox
+from vision.detect.onnx_obb import padded_blob
 from vision.pipeline import HandScorer
 from vision.photo import read_photo
 from vision.synth.scene import make_scene, render
@@ -96,8 +96,7 @@ for _ in range(repeats):
     stages["detect"].append(prediction.timings_ms["detect"])
     stages["pips"].append(prediction.timings_ms["pips"])
     stages["total"].append((decoded - start) * 1000 + prediction.timings_ms["total"])
-    padded, _ = letterbox(photo, scorer.detector.imgsz)
-    blob = as_blob(padded)
+    blob = padded_blob(scorer.detector.view(photo))  # the pipeline's own input for the photo
     forward = time.perf_counter()
     scorer.detector.session.run(None, {scorer.detector.input_name: blob})
     stages["detector_forward"].append((time.perf_counter() - forward) * 1000)

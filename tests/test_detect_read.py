@@ -12,10 +12,8 @@ import pytest
 
 from vision.detect.onnx_obb import (
     Letterbox,
-    as_blob,
     decode,
     decode_looks,
-    letterbox,
     only_sure_and_large,
     padded_blob,
     view_of,
@@ -25,28 +23,39 @@ from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
 
 
-def test_letterbox_keeps_the_aspect_ratio_and_centres_the_image():
+def padded(view):
+    """The view on its padded square, as Ultralytics' letterbox draws it."""
+    (height, width), top, left = view.shrunk.shape[:2], int(view.box.pad_y), int(view.box.pad_x)
+    bottom, right = view.size - height - top, view.size - width - left
+    return cv2.copyMakeBorder(view.shrunk, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+
+
+def test_the_view_keeps_the_aspect_ratio_and_the_blob_centres_it():
     image = np.full((50, 100, 3), 200, np.uint8)
-    padded, box = letterbox(image, 64)
-    assert padded.shape == (64, 64, 3)
-    assert box.scale == pytest.approx(0.64) and (box.pad_x, box.pad_y) == (0, 16)
-    assert (padded[:16] == 114).all() and (padded[48:] == 114).all() and (padded[16:48] == 200).all()
+    view = view_of(image, 64)
+    blob = padded_blob(view)
+    assert blob.shape == (1, 3, 64, 64)
+    assert view.box.scale == pytest.approx(0.64) and (view.box.pad_x, view.box.pad_y) == (0, 16)
+    grey, face = np.float32(114) * np.float32(1 / 255), np.float32(200) * np.float32(1 / 255)
+    assert (blob[0, :, :16] == grey).all() and (blob[0, :, 48:] == grey).all() and (blob[0, :, 16:48] == face).all()
 
 
 def test_the_blob_is_what_opencv_makes_of_the_image():
     image = np.random.default_rng(0).integers(0, 256, (37, 53, 3), dtype=np.uint8)
-    blob = as_blob(image)
+    view = view_of(image, 53)  # the image as it is, padded above and below
+    blob = padded_blob(view)
     assert blob.dtype == np.float32 and blob.flags.c_contiguous
-    assert np.array_equal(blob, cv2.dnn.blobFromImage(image, 1 / 255, swapRB=True))
+    assert np.array_equal(blob, cv2.dnn.blobFromImage(padded(view), 1 / 255, swapRB=True))
 
 
 @pytest.mark.parametrize("shape", [(50, 100, 3), (100, 37, 3), (64, 64, 3)])
 def test_the_padded_blob_is_the_blob_of_the_letterboxed_image(shape):
     image = np.random.default_rng(1).integers(0, 256, shape, dtype=np.uint8)
-    padded, box = letterbox(image, 64)
     view = view_of(image, 64)
-    assert view.box == box and view.shrunk.shape[:2] == (round(shape[0] * box.scale), round(shape[1] * box.scale))
-    assert np.array_equal(padded_blob(view), as_blob(padded))
+    scale = view.box.scale
+    assert scale == pytest.approx(64 / max(shape[:2]))
+    assert view.shrunk.shape[:2] == (round(shape[0] * scale), round(shape[1] * scale))
+    assert np.array_equal(padded_blob(view), cv2.dnn.blobFromImage(padded(view), 1 / 255, swapRB=True))
 
 
 def test_xywhr_corners_follow_the_angle():

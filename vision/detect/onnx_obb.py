@@ -54,8 +54,8 @@ class View:
 
 
 def view_of(image_bgr: np.ndarray, size: int) -> View:
-    """The photo resized keeping its aspect ratio to fit ``size`` x ``size``, centred (``letterbox``
-    without the padding)."""
+    """The photo resized keeping its aspect ratio to fit ``size`` x ``size``, centred (Ultralytics'
+    letterbox, its padding left to ``padded_blob``)."""
     height, width = image_bgr.shape[:2]
     scale = min(size / height, size / width)
     new_w, new_h = round(width * scale), round(height * scale)
@@ -65,29 +65,10 @@ def view_of(image_bgr: np.ndarray, size: int) -> View:
     return View(shrunk, Letterbox(scale, left, top), size)
 
 
-def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
-    """Resize keeping the aspect ratio and pad to ``size`` x ``size`` with grey 114, centred."""
-    view = view_of(image_bgr, size)
-    (new_h, new_w), top, left = view.shrunk.shape[:2], int(view.box.pad_y), int(view.box.pad_x)
-    canvas = cv2.copyMakeBorder(
-        view.shrunk, top, size - new_h - top, left, size - new_w - left, cv2.BORDER_CONSTANT,
-        value=(LETTERBOX_GREY,) * 3,
-    )  # fmt: skip
-    return canvas, view.box
-
-
-def as_blob(image_bgr: np.ndarray) -> np.ndarray:
-    """``(1, 3, h, w)`` float32 RGB scaled to 0-1: exactly ``cv2.dnn.blobFromImage(image, 1 / 255,
-    swapRB=True)``, in a third of its time (1 ms at 448 px, a look's largest cost after the model)."""
-    blob = np.empty((1, 3, *image_bgr.shape[:2]), np.float32)
-    for channel, plane in enumerate(reversed(cv2.split(image_bgr))):
-        blob[0, channel] = plane
-    blob *= np.float32(1 / 255)
-    return blob
-
-
 def padded_blob(view: View) -> np.ndarray:
-    """``as_blob(letterbox(...)[0])``, exactly, without drawing the padding first."""
+    """``(1, 3, size, size)`` float32 RGB scaled to 0-1, the view centred on grey 114: exactly
+    ``cv2.dnn.blobFromImage(padded, 1 / 255, swapRB=True)`` of the padded square, in a third of its
+    time (1 ms at 448 px, a look's largest cost after the model), without drawing the padding first."""
     blob = np.full((1, 3, view.size, view.size), LETTERBOX_GREY, np.float32)
     (height, width), top, left = view.shrunk.shape[:2], int(view.box.pad_y), int(view.box.pad_x)
     for channel, plane in enumerate(reversed(cv2.split(view.shrunk))):
