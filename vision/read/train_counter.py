@@ -99,7 +99,15 @@ class CounterRecipe:
     """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these). Tried
     once at (16, 16, 64, 64) with the bundled recipe for speed (32 halves in about 1.06 ms against
     1.64): the real halves all right, but the 400 validation hands 379 exact totals against 387
-    through the whole pipeline (benchmarks/results/reader_confidence-counter-slim.md): not kept."""
+    through the whole pipeline (benchmarks/results/reader_confidence-counter-slim.md): not kept. Tried
+    once wider, at (24, 48, 96, 96) (2.2 times the arithmetic a half), with the bundled recipe cut to 16
+    epochs (59 minutes), as a second counter asked only about the halves the bundled one reads below
+    ``vision.read.pip_reader.RECHECK`` (1 in 45 of the validation hands' halves, so at little cost):
+    held-out synthetic halves 0.9921 against 0.9903, real halves 516 of 516. But the bundled pipeline's
+    boxes read again with it (a scratch re-reading, out/counter-wide) totalled 385 of the 400 validation
+    hands against 387, 385 averaged with the bundled counter's first reading, 385 reading every half
+    with it; the seed-7 hands 187, 187 and 186 against 187. A wider network reads the doubtful halves
+    no better: not kept."""
 
 
 @dataclass(frozen=True)
