@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from typing import Any
 
 from tqdm import tqdm
 
 from benchmarks.report import write_report
-from vision.data.labels import FACE_UP
+from vision.data.labels import FACE_UP, LabelledImage
 from vision.data.real import box_labelled, read_image
 from vision.eval.metrics import match_tiles, wilson
 from vision.geometry import upright_box
@@ -35,14 +36,11 @@ def share(successes: int, trials: int) -> dict:
     return {"value": value, "interval": [round(low, 3), round(high, 3)], "of": [successes, trials]}
 
 
-def main() -> None:
-    labels = box_labelled()
-    if not labels:
-        print("box_labelled: skipped, no box-labelled real photos (../shared/real is not beside the repository)")
-        return
-    scorer = HandScorer()
+def tallies(scorer: Any, labels: list[LabelledImage], what: str = "photos") -> dict[str, Counter]:
+    """Per set: its photos, face-up tiles (found, counted), standing or face-down tiles (counted), and
+    tiles counted (over no labelled box), matched by upright box as ``match_tiles`` matches."""
     counts: dict[str, Counter] = {}
-    for label in tqdm(labels, desc="photos", unit="photo"):
+    for label in tqdm(labels, desc=what, unit="photo"):
         found = scorer(read_image(label.path))
         reported = [upright_box(tile.corners) for tile in found.tiles]
         counted = [upright_box(tile.corners) for tile in found.tiles if not tile.uncertain]
@@ -57,6 +55,15 @@ def main() -> None:
         tally["others_counted"] += len(match_tiles(others, counted))
         tally["counted"] += len(counted)
         tally["counted_over_nothing"] += len(counted) - len(match_tiles(face_up + others, counted))
+    return counts
+
+
+def main() -> None:
+    labels = box_labelled()
+    if not labels:
+        print("box_labelled: skipped, no box-labelled real photos (../shared/real is not beside the repository)")
+        return
+    counts = tallies(HandScorer(), labels)
     rows = {
         source: {
             "photos": tally["photos"],

@@ -130,6 +130,13 @@ def back_to_photo(matrix: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.
     return list(_through(np.linalg.inv(matrix), np.asarray(corners, np.float64)).astype(np.float32))
 
 
+def points_to_photo(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(m, 2)`` points found in ``square_on``'s view, in the photo's pixels."""
+    if len(points) == 0:
+        return np.zeros((0, 2), np.float32)
+    return _through(np.linalg.inv(matrix), np.asarray(points, np.float64)).astype(np.float32)
+
+
 def border_colour(image_bgr: np.ndarray) -> tuple[int, int, int]:
     """The median colour of the photo's outermost pixels: what to draw beyond its edge."""
     border = np.concatenate([image_bgr[0], image_bgr[-1], image_bgr[:, 0], image_bgr[:, -1]])

@@ -18,7 +18,15 @@ from vision.detect.onnx_obb import (
     padded_blob,
     view_of,
 )
-from vision.geometry import halves_in_frame, halves_of, share_in_frame, short_edge_first, upright_box, xywhr_to_corners
+from vision.geometry import (
+    halves_in_frame,
+    halves_of,
+    points_in_quads,
+    share_in_frame,
+    short_edge_first,
+    upright_box,
+    xywhr_to_corners,
+)
 from vision.photo import PhotoError, read_photo
 from vision.read.halves import cut_halves, rectify, split
 
@@ -106,6 +114,20 @@ def test_decode_keeps_confident_boxes_suppresses_overlaps_and_undoes_the_letterb
     first = found.corners[0]
     assert np.allclose(first.mean(axis=0), [64, 40])  # (32 - 0) / 0.5, (32 - 12) / 0.5
     assert np.linalg.norm(first[1] - first[0]) == pytest.approx(20)  # the short edge, in original pixels
+
+
+def test_decode_keeps_every_proposal_before_suppression_with_all_its_scores():
+    output = raw_output(
+        [
+            (32, 32, 20, 10, [0.9, 0.0, 0.3], 0.0),
+            (33, 32, 20, 10, [0.2, 0.0, 0.6], 0.0),  # suppressed, but its standing score is kept
+            (50, 10, 8, 4, [0.1, 0.0, 0.0], 0.0),  # below the threshold: no proposal
+        ]
+    )
+    found = decode(output, Letterbox(scale=0.5, pad_x=0, pad_y=12), conf=0.25, iou=0.5)
+    assert len(found) == 1 and found.proposals.scores.shape == (2, 3)
+    assert np.allclose(found.proposals.centres, [[64, 40], [66, 40]])  # in the photo's pixels
+    assert np.allclose(found.proposals.scores[:, 2], [0.3, 0.6])
 
 
 def test_two_looks_at_one_photo_keep_each_tile_once_at_its_best():
@@ -390,3 +412,11 @@ def test_the_upright_box_holds_a_turned_quad():
     box = upright_box(turned)
     assert np.allclose(box[0], turned.min(axis=0)) and np.allclose(box[2], turned.max(axis=0))
     assert np.allclose(box[1], [turned[:, 0].max(), turned[:, 1].min()])
+
+
+def test_points_in_quads_whichever_way_round():
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    points = np.array([[5, 5], [10, 5], [11, 5], [-1, -1]], np.float32)
+    inside = points_in_quads([square, square[::-1], square + 20], points)
+    assert inside.tolist() == [[True, True, False, False], [True, True, False, False], [False] * 4]
+    assert points_in_quads([square], np.zeros((0, 2))).shape == (1, 0)

@@ -226,11 +226,11 @@ def test_tiles_of_spread_sizes_are_looked_at_square_on_and_again_while_they_look
     scorer = pipeline.HandScorer(
         slant=1.4, spread_slant=spread_slant, slant_again=slant_again, foreshortened=None, square_on_looks=most
     )
-    corners, scores = scorer.find_tiles(image)
+    corners, scores, proposals = scorer.find_tiles(image)
     seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.7)
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.2))
-    scorer.square_on_again(image, corners, scores)
+    scorer.square_on_again(image, corners, scores, proposals)
     assert len(seen) == looks
 
 
@@ -248,13 +248,13 @@ def test_tiles_longer_for_their_width_than_a_face_are_looked_at_square_on(
     path, _ = photo
     image = cv2.imread(str(path))
     scorer = pipeline.HandScorer(foreshortened=foreshortened, square_on_looks=3)
-    corners, scores = scorer.find_tiles(image)
+    corners, scores, proposals = scorer.find_tiles(image)
     monkeypatch.setattr(pipeline, "FORESHORTENED_TILES", len(corners))  # the photo's boxes are enough to tell
     seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.0)
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.0))
     monkeypatch.setattr(pipeline, "side_ratios", lambda corners: np.full(len(corners), ratio))
-    scorer.square_on_again(image, corners, scores)
+    scorer.square_on_again(image, corners, scores, proposals)
     assert len(seen) == looks
 
 
@@ -288,3 +288,24 @@ def test_the_boxes_shape_tells_a_foreshortened_photo_only_from_enough_boxes():
     assert scorer.looks_foreshortened([long_box] * FORESHORTENED_TILES)
     assert not scorer.looks_foreshortened([face] * FORESHORTENED_TILES)
     assert not HandScorer(foreshortened=None).looks_foreshortened([long_box] * FORESHORTENED_TILES)
+
+
+def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeypatch):
+    """The pipeline asks ``seen_in_other_pose`` about its final boxes and leaves those it names out as uncertain."""
+    from vision import pipeline
+
+    path, _ = photo
+    image = cv2.imread(str(path))
+    asked = []
+
+    def every_other_one(corners, proposals, ratio):
+        asked.append((len(corners), len(proposals.centres), ratio))
+        return [index % 2 == 1 for index in range(len(corners))]
+
+    plain = pipeline.HandScorer(other_pose=None)(image)
+    monkeypatch.setattr(pipeline, "seen_in_other_pose", every_other_one)
+    told = pipeline.HandScorer(other_pose=0.7)(image)
+    assert asked and asked[0][0] == len(told.tiles) >= 2 and asked[0][1] >= len(told.tiles) and asked[0][2] == 0.7
+    assert [tile.uncertain for tile in told.tiles][1::2] == [True] * (len(told.tiles) // 2)
+    expected = sum(sum(tile.pips) for index, tile in enumerate(plain.tiles) if index % 2 == 0 and not tile.uncertain)
+    assert told.total == expected

@@ -6,7 +6,16 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.table_plane import AS_SEEN, back_to_photo, misfits, relative_areas, size_spread, square_on, table_plane
+from calibration.table_plane import (
+    AS_SEEN,
+    back_to_photo,
+    misfits,
+    points_to_photo,
+    relative_areas,
+    size_spread,
+    square_on,
+    table_plane,
+)
 
 TILE = np.array([[-1, -0.5], [-1, 0.5], [1, 0.5], [1, -0.5]]) * 40.0
 """A tile's top face on the table, 80 x 40 units, corners[0..1] a short edge."""
@@ -104,6 +113,10 @@ def test_square_on_draws_the_tiles_as_alike_rectangles_and_finds_the_way_back():
         assert view[y, x].min() > 200  # the tile is drawn where its corners say
     back = back_to_photo(matrix, in_view)
     assert np.allclose(np.array(back), np.array(corners), atol=1e-3)
+    centres = np.array([quad.mean(axis=0) for quad in corners], np.float32)
+    centres_in_view = cv2.perspectiveTransform(centres[None].astype(np.float64), matrix)[0]
+    assert np.allclose(points_to_photo(matrix, centres_in_view), centres, atol=1e-2)
+    assert points_to_photo(matrix, np.zeros((0, 2))).shape == (0, 2)
     assert max(view.shape[:2]) <= 1601
     small, _ = square_on(photo, plane, corners, longest=400)
     assert max(small.shape[:2]) <= 401
@@ -166,3 +179,28 @@ def test_degenerate_boxes_tell_no_plane_and_break_nothing():
     from vision.pipeline import odd_shaped
 
     assert len(odd_shaped(flat, 0.2)) == 4
+
+
+def test_a_box_the_detector_also_saw_in_another_pose_is_told():
+    from vision.detect.onnx_obb import NO_PROPOSALS, Proposals
+    from vision.pipeline import seen_in_other_pose
+
+    tiles = [TILE + [0, 0], TILE + [200, 0], TILE + [400, 0]]
+    proposals = Proposals(
+        np.array([[0, 0], [2, 1], [200, 0], [400, 0], [900, 900]], np.float32),
+        np.array(
+            [
+                [0.8, 0.0, 0.1],  # the first tile: face up, and a little standing
+                [0.3, 0.0, 0.7],  # ... and a proposal inside it less sure it is standing than 0.8 face up
+                [0.3, 0.6, 0.0],  # the second: face down twice as surely as face up
+                [0.0, 0.0, 0.0],
+                [0.0, 0.0, 0.9],  # far from every box
+            ],
+            np.float32,
+        ),
+    )
+    assert seen_in_other_pose(tiles, proposals, 1.5) == [False, True, False]
+    assert seen_in_other_pose(tiles, proposals, 2.0) == [False, False, False]  # "more than" twice
+    assert seen_in_other_pose(tiles, proposals, 0.5) == [True, True, False]
+    assert seen_in_other_pose(tiles, proposals, None) == [False] * 3
+    assert seen_in_other_pose(tiles, NO_PROPOSALS, 1.5) == [False] * 3

@@ -38,6 +38,17 @@ def upright_box(corners: np.ndarray) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
 
 
+def points_in_quads(quads: Sequence[np.ndarray], points: np.ndarray) -> np.ndarray:
+    """``(n, m)`` bool: whether each of ``(m, 2)`` points lies inside (or on) each of ``n`` convex
+    ``(4, 2)`` quads, whichever way round their corners go."""
+    corners = np.asarray(quads, np.float64).reshape(-1, 1, 4, 2)
+    edges = np.roll(corners, -1, axis=2) - corners
+    offsets = np.asarray(points, np.float64).reshape(1, -1, 1, 2) - corners
+    turns = edges[..., 0] * offsets[..., 1] - edges[..., 1] * offsets[..., 0]  # which side of each edge
+    inside: np.ndarray = (turns >= 0).all(axis=-1) | (turns <= 0).all(axis=-1)
+    return inside
+
+
 def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0) -> bool:
     """Whether a tile reaches the frame's edge (part of it may be outside the photo)."""
     return bool(

@@ -19,6 +19,20 @@ from vision.onnx_session import cpu_session, model_card
 
 
 @dataclass(frozen=True)
+class Proposals:
+    """Every box the looks proposed, before suppression: where its centre lies and how surely it is of
+    each class (what the boxes kept were chosen from)."""
+
+    centres: np.ndarray
+    """``(m, 2)`` float32 pixels."""
+    scores: np.ndarray
+    """``(m, classes)`` float32."""
+
+
+NO_PROPOSALS = Proposals(np.zeros((0, 2), np.float32), np.zeros((0, 1), np.float32))
+
+
+@dataclass(frozen=True)
 class Detections:
     corners: np.ndarray
     """``(n, 4, 2)`` float32 pixel corners; corners[0]->corners[1] a short edge."""
@@ -26,6 +40,8 @@ class Detections:
     """``(n,)`` float32 class confidence."""
     classes: np.ndarray
     """``(n,)`` int class index (see the model card's names)."""
+    proposals: Proposals = NO_PROPOSALS
+    """What they were chosen from."""
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -101,7 +117,8 @@ def decode_looks(looks: list[Look], conf: float = 0.25, iou: float = 0.5, max_de
         chosen = chosen[np.argsort(-scores[chosen])][:max_det]
         boxes, scores, classes = boxes[chosen], scores[chosen], classes[chosen]
     corners = short_edge_first(xywhr_to_corners(boxes))
-    return Detections(corners.astype(np.float32), scores.astype(np.float32), classes.astype(int))
+    proposals = Proposals(predictions[:, :2], scores_all)
+    return Detections(corners.astype(np.float32), scores.astype(np.float32), classes.astype(int), proposals)
 
 
 def only_sure_and_large(look: Look, least_score: float, least_long_side_px: float) -> Look:
