@@ -127,7 +127,7 @@ def back_to_photo(matrix: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.
     """Corners found in ``square_on``'s view, in the photo's pixels."""
     if len(corners) == 0:
         return []
-    return list(_through(np.linalg.inv(matrix), np.asarray(corners, np.float64)).astype(np.float32))
+    return list(points_to_photo(matrix, np.asarray(corners, np.float64).reshape(-1, 2)).reshape(-1, 4, 2))
 
 
 def points_to_photo(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:

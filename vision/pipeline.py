@@ -359,11 +359,11 @@ class HandScorer:
         readings = self.reader.read(image_bgr, corners, self.highest)
         odd = odd_shaped(corners, self.odd_shape, self.smallest_box)
         posed = seen_in_other_pose(corners, proposals, self.other_pose)
-        odd = [shape or pose for shape, pose in zip(odd, posed, strict=True)]
+        left_out = [shape or pose for shape, pose in zip(odd, posed, strict=True)]
         done = time.perf_counter()
         tiles = tuple(
             PredictedTile(quad, reading.pips, float(min(score, *reading.confidence)), reading.uncertain or strange)
-            for quad, score, reading, strange in zip(corners, scores, readings, odd, strict=True)
+            for quad, score, reading, strange in zip(corners, scores, readings, left_out, strict=True)
         )
         total = sum(sum(tile.pips) for tile in tiles if tile.pips and not tile.uncertain)
         timings = {
