@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
-        help="detector: a new run starting from these weights (e.g. a finished run's last.pt), not from nothing",
+        help="detector: a new run starting from these weights (a finished run's last.pt, or an exported "
+        "model.onnx, rebuilt into trainable weights), not from nothing",
     )  # fmt: skip
     train.add_argument(
         "--out", type=Path,

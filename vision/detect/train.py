@@ -137,7 +137,9 @@ def train_detector(
     work = REPO / "out" / "train"
     data_yaml = export_yolo_obb(labels, work / "obb", val_share=0.1)
     kept = None
-    if start_from is not None:  # the run folder is reused: keep the starting weights out of its way
+    if start_from is not None and start_from.suffix == ".onnx":  # an export whose .pt is lost
+        kept = rebuilt_start(start_from, [label.path for label in labels[:: max(len(labels) // 64, 1)]], work, recipe)
+    elif start_from is not None:  # the run folder is reused: keep the starting weights out of its way
         kept = work / "start-from.pt"
         shutil.copyfile(start_from, kept)
     weights, seconds = train(data_yaml, work / "detector", recipe, resume=resume, hours=hours, start_from=kept)
@@ -154,6 +156,19 @@ def train_detector(
     card = write_card(out_dir, recipe, data, seconds, run)
     add_real_metrics(out_dir)
     return json.loads(card.read_text())
+
+
+def rebuilt_start(export: Path, images: list[Path], work: Path, recipe: Recipe) -> Path:
+    """Starting weights rebuilt from an ONNX export, its batch norms measured on ``images``."""
+    import cv2
+
+    from vision.detect.from_onnx import letterboxed, rebuild, save_checkpoint
+
+    if not export.is_file():
+        raise FileNotFoundError(f"no detector export at {export}")
+    calibration = [letterboxed(cv2.imread(str(path)), recipe.imgsz) for path in images]
+    model = rebuild(export, ["tile", "tile_face_down", "tile_standing"], calibration)
+    return save_checkpoint(model, work / "start-from.pt", export)
 
 
 def epochs_run(run_dir: Path) -> int:

@@ -1,0 +1,146 @@
+"""Trainable weights rebuilt from an exported detector, for when its ``.pt`` is lost (train extra).
+
+An Ultralytics ONNX export folds each batch norm into the convolution before it, so the
+file holds one weight and one bias per convolution, named as in the model's state dict.
+Built from the same yaml, the model takes those back exactly: each convolution gets the
+folded weight, and its batch norm is set to add the folded bias back. Any running
+statistics reproduce the export in eval mode; those measured on training images also make
+training mode (which normalises by the batch's own statistics) start where the export is,
+so a fine-tune begins from the shipped detector rather than from a jolt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detect.onnx_obb import LETTERBOX_GREY
+from vision.detect.train import _offline_ultralytics
+
+
+def folded_weights(onnx_path: Path) -> dict[str, np.ndarray]:
+    """Every initializer of the export by name (``model.3.conv.weight``, ``model.3.conv.bias``, ...)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(onnx_path)).graph
+    return {init.name: numpy_helper.to_array(init).copy() for init in graph.initializer}
+
+
+def rebuild(onnx_path: Path, names: list[str], calibration: list[np.ndarray]) -> Any:
+    """The detector of ``onnx_path`` as a trainable OBB model (eval mode, float32).
+
+    ``calibration``: letterboxed ``(3, S, S)`` float 0-1 RGB images, whose convolution outputs set
+    the batch norms' running statistics. Raises ValueError naming what did not match."""
+    import torch
+    from ultralytics.nn.modules import Conv
+    from ultralytics.nn.tasks import OBBModel
+
+    _offline_ultralytics()
+    weights = folded_weights(onnx_path)
+    model = OBBModel("yolo11n-obb.yaml", nc=len(names), verbose=False).float().eval()
+    model.names = dict(enumerate(names))
+    used = set()
+    folded = [(name, module) for name, module in model.named_modules() if isinstance(module, Conv)]
+    for name, module in folded:
+        module.conv.weight.data = _take(weights, f"{name}.conv.weight", module.conv.weight, used)
+    inside_folded = {id(module.conv) for _, module in folded}
+    plain = [
+        (name, module) for name, module in model.named_modules()
+        if isinstance(module, torch.nn.Conv2d) and id(module) not in inside_folded
+    ]  # fmt: skip  # the heads' last layers, and the fixed distribution-to-distance one
+    for name, module in plain:
+        module.weight.data = _take(weights, f"{name}.weight", module.weight, used)
+        if module.bias is not None:
+            module.bias.data = _take(weights, f"{name}.bias", module.bias, used)
+    biases = [_take(weights, f"{name}.conv.bias", module.bn.bias, used) for name, module in folded]
+    means, variances = _conv_statistics(model, [module for _, module in folded], biases, calibration)
+    for (_, module), bias, mean, variance in zip(folded, biases, means, variances, strict=True):
+        bn = module.bn
+        bn.running_mean.data, bn.running_var.data = mean, variance
+        # BN(y) = (y - mean) / sqrt(var + eps) * gamma + beta; with these it is y + bias.
+        bn.weight.data = torch.sqrt(variance + bn.eps)
+        bn.bias.data = bias + mean
+    left = sorted(set(weights) - used)
+    if left:
+        raise ValueError(f"{onnx_path}: weights the yolo11n-obb model has no place for: {', '.join(left[:5])}")
+    return model
+
+
+def _take(weights: dict[str, np.ndarray], name: str, like: Any, used: set[str]) -> Any:
+    import torch
+
+    if name not in weights:
+        raise ValueError(f"the export has no {name}: not a yolo11n-obb detector with these classes")
+    value = torch.from_numpy(weights[name])
+    if tuple(value.shape) != tuple(like.shape):
+        raise ValueError(f"{name} is {tuple(value.shape)} in the export, {tuple(like.shape)} in the model")
+    used.add(name)
+    return value.float()
+
+
+def _conv_statistics(
+    model: Any, convs: list[Any], biases: list[Any], images: list[np.ndarray]
+) -> tuple[list[Any], list[Any]]:
+    """Per-channel mean and variance of each convolution's output (before its batch norm) over
+    ``images``, the norms meanwhile only adding the folded biases (the exported network exactly)."""
+    import torch
+
+    for module, bias in zip(convs, biases, strict=True):  # gamma 1, mean 0, var 1 - eps: y + bias
+        bn = module.bn
+        bn.weight.data.fill_(1.0), bn.running_mean.data.zero_(), bn.running_var.data.fill_(1.0 - bn.eps)
+        bn.bias.data = bias.clone()
+    sums = [torch.zeros(m.conv.out_channels, dtype=torch.float64) for m in convs]
+    squares = [torch.zeros_like(s) for s in sums]
+    counts = [0] * len(convs)
+
+    def recorder(index: int) -> Any:
+        def record(_module: Any, _inputs: Any, output: Any) -> None:
+            values = output.detach().double().transpose(0, 1).reshape(output.shape[1], -1)
+            sums[index] += values.sum(1)
+            squares[index] += (values**2).sum(1)
+            counts[index] += values.shape[1]
+
+        return record
+
+    hooks = [module.conv.register_forward_hook(recorder(i)) for i, module in enumerate(convs)]
+    try:
+        with torch.no_grad():
+            for image in images:
+                model(torch.from_numpy(image[None]).float())
+    finally:
+        for hook in hooks:
+            hook.remove()
+    means = [(s / n).float() for s, n in zip(sums, counts, strict=True)]
+    variances = [(q / n - (s / n) ** 2).clamp_min(1e-8).float() for s, q, n in zip(sums, squares, counts, strict=True)]
+    return means, variances
+
+
+def letterboxed(image_bgr: np.ndarray, size: int) -> np.ndarray:
+    """``(3, size, size)`` float 0-1 RGB, the image fitted inside a grey square (as training sees it)."""
+    import cv2
+
+    height, width = image_bgr.shape[:2]
+    scale = size / max(height, width)
+    resized = cv2.resize(image_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
+    square = np.full((size, size, 3), LETTERBOX_GREY, np.uint8)
+    top, left = (size - resized.shape[0]) // 2, (size - resized.shape[1]) // 2
+    square[top : top + resized.shape[0], left : left + resized.shape[1]] = resized
+    return np.ascontiguousarray(square[:, :, ::-1].transpose(2, 0, 1), dtype=np.float32) / 255.0
+
+
+def save_checkpoint(model: Any, path: Path, source: Path) -> Path:
+    """Write ``model`` where Ultralytics takes starting weights from (``pretrained=path``)."""
+    import time
+
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    checkpoint = {
+        "model": model, "epoch": -1, "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "train_args": {"task": "obb", "imgsz": 416}, "rebuilt_from": str(source),
+    }  # fmt: skip
+    torch.save(checkpoint, path)
+    return path
