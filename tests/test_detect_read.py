@@ -422,22 +422,28 @@ def test_points_in_quads_whichever_way_round():
     assert points_in_quads([square], np.zeros((0, 2))).shape == (1, 0)
 
 
-def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same():
+def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same(tmp_path: Path):
     torch = pytest.importorskip("torch")  # the train extra
     pytest.importorskip("ultralytics")
-    from vision.detect.from_onnx import letterboxed, rebuild
+    from vision.detect.from_onnx import letterboxed, rebuild, save_checkpoint
+    from vision.detect.train import _offline_ultralytics
     from vision.onnx_session import cpu_session
+    from vision.synth.dataset import OBB_NAMES
 
     export = Path(__file__).resolve().parents[1] / "models" / "tile-detector" / "model.onnx"
     rng = np.random.default_rng(0)
     scenes = [rng.integers(0, 256, (240, 320, 3), np.uint8) for _ in range(3)]
     images = [letterboxed(scene, 128) for scene in scenes]
-    model = rebuild(export, ["tile", "tile_face_down", "tile_standing"], images[:2])
+    model = rebuild(export, OBB_NAMES, images[:2])
     with torch.no_grad():
         rebuilt = model(torch.from_numpy(images[2][None]))[0].numpy()
     exported = cpu_session(export, "the tile detector").run(None, {"images": images[2][None]})[0]
     assert np.abs(rebuilt - exported).max() < 0.02  # pixels and scores alike: float rounding only
+    saved = save_checkpoint(model, tmp_path / "start.pt", export, 128)  # as Ultralytics loads starting weights
+    with torch.no_grad():
+        loaded = _offline_ultralytics()(str(saved)).model.float().eval()(torch.from_numpy(images[2][None]))[0]
+    assert np.abs(loaded.numpy() - exported).max() < 0.02
     trainable = [bn for bn in model.modules() if isinstance(bn, torch.nn.BatchNorm2d)]
     assert trainable and all(bn.weight.requires_grad for bn in trainable)
     with pytest.raises(ValueError, match="in the export"):  # two classes: the class layers do not fit
-        rebuild(export, ["tile", "tile_face_down"], images[:1])
+        rebuild(export, OBB_NAMES[:2], images[:1])

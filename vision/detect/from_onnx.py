@@ -29,8 +29,10 @@ def folded_weights(onnx_path: Path) -> dict[str, np.ndarray]:
     return {init.name: numpy_helper.to_array(init).copy() for init in graph.initializer}
 
 
-def rebuild(onnx_path: Path, names: list[str], calibration: list[np.ndarray]) -> Any:
-    """The detector of ``onnx_path`` as a trainable OBB model (eval mode, float32).
+def rebuild(
+    onnx_path: Path, names: list[str], calibration: list[np.ndarray], model_yaml: str = "yolo11n-obb.yaml"
+) -> Any:
+    """The detector of ``onnx_path`` as a trainable OBB model of ``model_yaml`` (eval mode, float32).
 
     ``calibration``: letterboxed ``(3, S, S)`` float 0-1 RGB images, whose convolution outputs set
     the batch norms' running statistics. Raises ValueError naming what did not match."""
@@ -40,7 +42,7 @@ def rebuild(onnx_path: Path, names: list[str], calibration: list[np.ndarray]) ->
 
     _offline_ultralytics()
     weights = folded_weights(onnx_path)
-    model = OBBModel("yolo11n-obb.yaml", nc=len(names), verbose=False).float().eval()
+    model = OBBModel(model_yaml, nc=len(names), verbose=False).float().eval()
     model.names = dict(enumerate(names))
     used = set()
     folded = [(name, module) for name, module in model.named_modules() if isinstance(module, Conv)]
@@ -65,7 +67,7 @@ def rebuild(onnx_path: Path, names: list[str], calibration: list[np.ndarray]) ->
         bn.bias.data = bias + mean
     left = sorted(set(weights) - used)
     if left:
-        raise ValueError(f"{onnx_path}: weights the yolo11n-obb model has no place for: {', '.join(left[:5])}")
+        raise ValueError(f"{onnx_path}: weights the {model_yaml} model has no place for: {', '.join(left[:5])}")
     return model
 
 
@@ -73,7 +75,7 @@ def _take(weights: dict[str, np.ndarray], name: str, like: Any, used: set[str]) 
     import torch
 
     if name not in weights:
-        raise ValueError(f"the export has no {name}: not a yolo11n-obb detector with these classes")
+        raise ValueError(f"the export has no {name}: not a detector of this model yaml with these classes")
     value = torch.from_numpy(weights[name])
     if tuple(value.shape) != tuple(like.shape):
         raise ValueError(f"{name} is {tuple(value.shape)} in the export, {tuple(like.shape)} in the model")
@@ -131,7 +133,7 @@ def letterboxed(image_bgr: np.ndarray, size: int) -> np.ndarray:
     return np.ascontiguousarray(square[:, :, ::-1].transpose(2, 0, 1), dtype=np.float32) / 255.0
 
 
-def save_checkpoint(model: Any, path: Path, source: Path) -> Path:
+def save_checkpoint(model: Any, path: Path, source: Path, imgsz: int) -> Path:
     """Write ``model`` where Ultralytics takes starting weights from (``pretrained=path``)."""
     import time
 
@@ -140,7 +142,7 @@ def save_checkpoint(model: Any, path: Path, source: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     checkpoint = {
         "model": model, "epoch": -1, "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "train_args": {"task": "obb", "imgsz": 416}, "rebuilt_from": str(source),
+        "train_args": {"task": "obb", "imgsz": imgsz}, "rebuilt_from": str(source),
     }  # fmt: skip
     torch.save(checkpoint, path)
     return path

@@ -109,10 +109,12 @@ def export_onnx(weights: Path, out_dir: Path, imgsz: int) -> Path:
 
 def write_card(out_dir: Path, recipe: Recipe, data: dict[str, Any], seconds: float, metrics: dict[str, Any]) -> Path:
     """The model card: data, recipe, time taken and metrics, beside the model."""
+    from vision.synth.dataset import OBB_NAMES
+
     card = {
         "model": "model.onnx",
         "task": "obb",
-        "names": ["tile", "tile_face_down", "tile_standing"],
+        "names": OBB_NAMES,
         "recipe": asdict(recipe),
         "data": data,
         "training_seconds": round(seconds),
@@ -163,12 +165,13 @@ def rebuilt_start(export: Path, images: list[Path], work: Path, recipe: Recipe) 
     import cv2
 
     from vision.detect.from_onnx import letterboxed, rebuild, save_checkpoint
+    from vision.synth.dataset import OBB_NAMES
 
     if not export.is_file():
         raise FileNotFoundError(f"no detector export at {export}")
     calibration = [letterboxed(cv2.imread(str(path)), recipe.imgsz) for path in images]
-    model = rebuild(export, ["tile", "tile_face_down", "tile_standing"], calibration)
-    return save_checkpoint(model, work / "start-from.pt", export)
+    model = rebuild(export, OBB_NAMES, calibration, recipe.model)
+    return save_checkpoint(model, work / "start-from.pt", export, recipe.imgsz)
 
 
 def epochs_run(run_dir: Path) -> int:
