@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import cache, partial
 from pathlib import Path
 
 from benchmarks.choosing import totals_and_tiles, totals_by_choice, totals_cells
@@ -37,12 +38,12 @@ def main() -> None:
     labels = load_folder(args.set)
     if not labels:
         parser.error(f"no labelled images in {args.set} (make it with hubcam synth --kind hand --n 400 --seed 10)")
-    scorers = {str(path): (lambda path=path: HandScorer(detector=path)) for path in args.candidates}
+    # one scorer a candidate (cached), for the choosing set and the sets beside alike
+    scorers = {str(path): cache(partial(HandScorer, detector=path)) for path in args.candidates}
     rows = totals_by_choice(scorers, labels, args.set.name)
-    for path in args.candidates:
-        scorer = HandScorer(detector=path)
-        rows[str(path)]["beside"] = {
-            str(folder): totals_and_tiles(load_folder(folder), scorer, f"{folder.name} with {path}")
+    for name, make in scorers.items():
+        rows[name]["beside"] = {
+            str(folder): totals_and_tiles(load_folder(folder), make(), f"{folder.name} with {name}")
             for folder in args.beside
         }
     shares = {name: row["synthetic"]["exact_totals"] / len(labels) for name, row in rows.items()}

@@ -425,7 +425,7 @@ def test_points_in_quads_whichever_way_round():
 def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same(tmp_path: Path):
     torch = pytest.importorskip("torch")  # the train extra
     pytest.importorskip("ultralytics")
-    from vision.detect.from_onnx import letterboxed, rebuild, save_checkpoint
+    from vision.detect.from_onnx import rebuild, save_checkpoint
     from vision.detect.train import _offline_ultralytics
     from vision.onnx_session import cpu_session
     from vision.synth.dataset import OBB_NAMES
@@ -433,7 +433,7 @@ def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same
     export = Path(__file__).resolve().parents[1] / "models" / "tile-detector" / "model.onnx"
     rng = np.random.default_rng(0)
     scenes = [rng.integers(0, 256, (240, 320, 3), np.uint8) for _ in range(3)]
-    images = [letterboxed(scene, 128) for scene in scenes]
+    images = [padded_blob(view_of(scene, 128))[0] for scene in scenes]
     model = rebuild(export, OBB_NAMES, images[:2])
     with torch.no_grad():
         rebuilt = model(torch.from_numpy(images[2][None]))[0].numpy()

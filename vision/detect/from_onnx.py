@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from vision.detect.onnx_obb import LETTERBOX_GREY
 from vision.detect.train import _offline_ultralytics
 
 
@@ -34,7 +33,8 @@ def rebuild(
 ) -> Any:
     """The detector of ``onnx_path`` as a trainable OBB model of ``model_yaml`` (eval mode, float32).
 
-    ``calibration``: letterboxed ``(3, S, S)`` float 0-1 RGB images, whose convolution outputs set
+    ``calibration``: ``(3, S, S)`` float 0-1 RGB letterboxed images (``padded_blob(view_of(...))[0]``,
+    as the detector sees a photo at run time), whose convolution outputs set
     the batch norms' running statistics. Raises ValueError naming what did not match."""
     import torch
     from ultralytics.nn.modules import Conv
@@ -118,19 +118,6 @@ def _conv_statistics(
     means = [(s / n).float() for s, n in zip(sums, counts, strict=True)]
     variances = [(q / n - (s / n) ** 2).clamp_min(1e-8).float() for s, q, n in zip(sums, squares, counts, strict=True)]
     return means, variances
-
-
-def letterboxed(image_bgr: np.ndarray, size: int) -> np.ndarray:
-    """``(3, size, size)`` float 0-1 RGB, the image fitted inside a grey square (as training sees it)."""
-    import cv2
-
-    height, width = image_bgr.shape[:2]
-    scale = size / max(height, width)
-    resized = cv2.resize(image_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
-    square = np.full((size, size, 3), LETTERBOX_GREY, np.uint8)
-    top, left = (size - resized.shape[0]) // 2, (size - resized.shape[1]) // 2
-    square[top : top + resized.shape[0], left : left + resized.shape[1]] = resized
-    return np.ascontiguousarray(square[:, :, ::-1].transpose(2, 0, 1), dtype=np.float32) / 255.0
 
 
 def save_checkpoint(model: Any, path: Path, source: Path, imgsz: int) -> Path:

@@ -138,6 +138,8 @@ def train_detector(
         raise ValueError(f"no labelled images in {', '.join(map(str, sets))}")
     work = REPO / "out" / "train"
     data_yaml = export_yolo_obb(labels, work / "obb", val_share=0.1)
+    if start_from is not None and not start_from.is_file():
+        raise FileNotFoundError(f"no weights at {start_from}")
     kept = None
     if start_from is not None and start_from.suffix == ".onnx":  # an export whose .pt is lost
         kept = rebuilt_start(start_from, [label.path for label in labels[:: max(len(labels) // 64, 1)]], work, recipe)
@@ -164,12 +166,11 @@ def rebuilt_start(export: Path, images: list[Path], work: Path, recipe: Recipe) 
     """Starting weights rebuilt from an ONNX export, its batch norms measured on ``images``."""
     import cv2
 
-    from vision.detect.from_onnx import letterboxed, rebuild, save_checkpoint
+    from vision.detect.from_onnx import rebuild, save_checkpoint
+    from vision.detect.onnx_obb import padded_blob, view_of
     from vision.synth.dataset import OBB_NAMES
 
-    if not export.is_file():
-        raise FileNotFoundError(f"no detector export at {export}")
-    calibration = [letterboxed(cv2.imread(str(path)), recipe.imgsz) for path in images]
+    calibration = [padded_blob(view_of(cv2.imread(str(path)), recipe.imgsz))[0] for path in images]
     model = rebuild(export, OBB_NAMES, calibration, recipe.model)
     return save_checkpoint(model, work / "start-from.pt", export, recipe.imgsz)
 
