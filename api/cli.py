@@ -7,6 +7,7 @@ command or its input could not be read at all (the reason goes to stderr).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -77,6 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--out", type=Path, required=True, help="folder to write (re-running resumes)")
     synth.add_argument("--size", default="1280x960", help="image size WIDTHxHEIGHT (default 1280x960)")
     synth.add_argument("--workers", type=int, default=2, help="processes rendering in parallel (default 2)")
+    synth.add_argument(
+        "--bright-sets", type=float, default=None, metavar="SHARE",
+        help="share of sets with a saturated body and pips of one colour (default: the generator's, 0.15)",
+    )  # fmt: skip
+    synth.add_argument(
+        "--printed-backs", type=float, default=None, metavar="SHARE",
+        help="share of sets with letters printed on their backs (default: the generator's, 0.3)",
+    )  # fmt: skip
     synth.set_defaults(run=run_synth)
 
     export = verbs.add_parser("export", help="export labelled images for training")
@@ -137,6 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: teach only halves of this many pips or more (CounterRecipe.least_count; needs --out)",
     )  # fmt: skip
     train.add_argument(
+        "--bright-scenes", type=int, default=0,
+        help="pips: extra scenes whose sets all have a saturated body (CounterRecipe.bright_scenes)",
+    )  # fmt: skip
+    train.add_argument(
+        "--max-lr", type=float, default=None, help="pips: the one-cycle schedule's peak learning rate (default 0.003)"
+    )
+    train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier, pips: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument(
@@ -154,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
         help="detector: a new run starting from these weights (a finished run's last.pt, or an exported "
-        "model.onnx, rebuilt into trainable weights), not from nothing",
+        "model.onnx, rebuilt into trainable weights), not from nothing; pips: a counter's model.onnx",
     )  # fmt: skip
     train.add_argument(
         "--out", type=Path,
@@ -249,12 +265,19 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 def run_synth(args: argparse.Namespace) -> int:
     from vision.synth.dataset import write_set
+    from vision.synth.scene import FULL
 
     size = _parse_size(args.size)
     if args.n < 1:
         raise UsageError(f"invalid --n: {args.n} (expected at least 1)")
+    options = FULL
+    for flag, share in (("bright_sets", args.bright_sets), ("printed_backs", args.printed_backs)):
+        if share is not None:
+            if not 0 <= share <= 1:
+                raise UsageError(f"--{flag.replace('_', '-')} is a share of sets, 0 to 1 (got {share})")
+            options = dataclasses.replace(options, **{flag: share})
     try:
-        names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers))
+        names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(
@@ -449,6 +472,12 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--half-px is a half's side in pixels, 16 to 128 (got {args.half_px})")
         if not 0 <= args.least_count <= 18:
             raise UsageError(f"--least-count is a number of pips, 0 to 18 (got {args.least_count})")
+        if args.bright_scenes < 0:
+            raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
+        if args.max_lr is not None and not 0 < args.max_lr <= 1:
+            raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
+        if args.start_from is not None and not args.start_from.is_file():
+            raise UsageError(f"--start-from: no counter at {args.start_from}")
         recipe = CounterRecipe(
             scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,
@@ -461,6 +490,9 @@ def run_train(args: argparse.Namespace) -> int:
             half_px=args.half_px or CounterRecipe.half_px,
             least_count=args.least_count,
             widths=args.widths or CounterRecipe.widths,
+            bright_scenes=args.bright_scenes,
+            start_from=str(args.start_from or ""),
+            max_lr=args.max_lr or CounterRecipe.max_lr,
         )
         if recipe.least_count and args.out is None:
             raise UsageError("--least-count trains a counter of high halves only, which is not bundled: give --out")

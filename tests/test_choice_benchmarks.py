@@ -76,3 +76,18 @@ def test_wrong_halves_are_tallied_by_the_count_they_hold():
     assert tally["10-12"] == (1, 0, 0)
     cut = [Reading((15, 3), (0.8, 1.0), uncertain=True), *readings[1:]]  # the frame cuts the first tile: not read
     assert wrong_by_count([(0, tiles, cut)], threshold=0.5)["16-18"] == (1, 1, 0)
+
+
+def test_read_by_eye_compares_tiles_as_bags_and_its_readings_are_well_formed():
+    from benchmarks.read_by_eye import READINGS, compare
+    from vision.data.real import real_root
+
+    row = compare([[3, 3], [4, 3], [1, 6]], [(3, 3), (0, 1), (0, 1), (3, 4)])
+    assert (row["right"], row["extra"], row["missed"]) == (2, [(0, 1), (0, 1)], [(1, 6)])
+    assert (row["total"], row["read_total"]) == (20, 15)
+    photos = json.loads(READINGS.read_text())["photos"]
+    assert len({photo["path"] for photo in photos}) == len(photos) >= 10
+    assert all(0 <= pips <= 18 for photo in photos for tile in photo["tiles"] for pips in tile)
+    root = real_root()
+    if root is not None:  # the readings name photos that are there
+        assert all((root / photo["path"]).is_file() for photo in photos)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.smallnet import CHECKPOINT, Checkpoint, fit, small_cnn
+from vision.smallnet import CHECKPOINT, Checkpoint, as_batch, export_onnx, fit, from_onnx, predict, small_cnn
 
 torch = pytest.importorskip("torch")
 
@@ -67,3 +67,28 @@ def test_a_checkpoint_from_another_run_is_refused(tmp_path: Path) -> None:
             lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, lambda b, g: b,
             epochs=4, batch=8, max_lr=3e-3, seed=0, checkpoint=Checkpoint.beside(tmp_path, resume=True),
         )  # fmt: skip
+
+
+def test_a_network_rebuilt_from_its_export_computes_what_the_export_does(tmp_path: Path) -> None:
+    """The export folds batch norms into convolutions; rebuilt, eval mode equals the export and training
+    mode (each batch's own statistics) starts near it; a network of another shape is refused."""
+    onnxruntime = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    torch.manual_seed(1)
+    trained = small_cnn((4, 8, 8), 3)
+    for norm in (module for module in trained.modules() if isinstance(module, torch.nn.BatchNorm2d)):
+        norm.running_mean.uniform_(-0.5, 0.5)  # statistics far from a fresh norm's, as training leaves them
+        norm.running_var.uniform_(0.2, 3.0)
+        norm.weight.data.uniform_(0.5, 2.0)
+        norm.bias.data.uniform_(-0.5, 0.5)
+    path = export_onnx(trained.eval(), tmp_path / "model.onnx", "images", 16, 16)
+    images = np.random.default_rng(0).integers(0, 256, (64, 16, 16, 3), dtype=np.uint8)
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (exported,) = session.run(None, {"images": as_batch(images).numpy()})
+    rebuilt = from_onnx(path, lambda: small_cnn((4, 8, 8), 3), images)
+    assert np.allclose(predict(rebuilt, images), exported, atol=1e-4)
+    with torch.no_grad():
+        in_training = rebuilt.train()(as_batch(images)).numpy()
+    assert np.allclose(in_training, exported, atol=1e-3)  # the batch is the calibration: its statistics
+    with pytest.raises(ValueError, match="layer"):
+        from_onnx(path, lambda: small_cnn((4, 16, 8), 3), images)

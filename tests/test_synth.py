@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -9,10 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.face import _dimples, render_face
+from vision.synth.face import _dimples, render_back, render_face
 from vision.synth.pips import MAX_PIPS, layout, pip_radius
-from vision.synth.scene import FLAT_MM, SceneOptions, make_scene, render
-from vision.synth.styles import TileStyle
+from vision.synth.scene import FLAT_MM, FULL, SceneOptions, make_scene, render
+from vision.synth.styles import TileStyle, luminance
 
 HALF_PX = 160
 
@@ -35,9 +36,12 @@ def pips_seen(image: np.ndarray, corners: np.ndarray, style: TileStyle, pips: tu
     target = np.array([[0, HALF_PX], [0, 0], [2 * HALF_PX, 0], [2 * HALF_PX, HALF_PX]], np.float32)
     face = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, target), (2 * HALF_PX, HALF_PX))
     counts = []
+    # the body's colour from a ring just inside the face's edge, which pips reach only here and there
+    # (within a half, large pips can cover more than the body shows: a bright set's red 9 on yellow)
+    ring = np.concatenate([face[3:8].reshape(-1, 3), face[-8:-3].reshape(-1, 3), face[:, 3:8].reshape(-1, 3)])
+    body = commonest_colour(ring.astype(np.int16))
     for half, said in zip((face[:, :HALF_PX], face[:, HALF_PX:]), pips, strict=True):
         inner = half[12:-12, 12:-12].astype(np.int16)
-        body = commonest_colour(inner)  # not the median: large pips can cover half the half
         ink = (np.abs(inner - body).sum(axis=2) > 70).astype(np.uint8)
         # shrink the pips to part those that nearly touch (large pips, crowded halves): by 40 % of
         # the radius they should have, which the rendering must then bear out
@@ -59,13 +63,15 @@ def test_pip_layouts_have_the_right_number_of_distinct_symmetric_pips(count):
     assert turned == sorted((round(u, 6), round(v, 6)) for u, v in pips)  # a half-turn leaves the layout alone
 
 
-@pytest.mark.parametrize("kind", ["hand", "table"])
-def test_label_pips_and_orientation_match_the_rendered_tiles(kind):
-    """Every large, uncut face-up tile shows, half by half, the pips its label says, in that order."""
+@pytest.mark.parametrize("kind, bright", [("hand", 0.0), ("table", 0.0), ("hand", 1.0)])
+def test_label_pips_and_orientation_match_the_rendered_tiles(kind, bright):
+    """Every large, uncut face-up tile shows, half by half, the pips its label says, in that order
+    (sets as they come, and every set bright: pips of one colour on a saturated body)."""
     checked = 0
+    options = SceneOptions(bright_sets=bright) if bright else FULL
     for seed in range(10):
-        scene = make_scene(kind, seed)
-        image, label = render(scene, (1600, 1200), clean=True)
+        scene = make_scene(kind, seed, options)
+        image, label = render(scene, (1600, 1200), options, clean=True)
         for tile in label["tiles"]:
             corners = np.array(tile["corners"], np.float32)
             rows = max(3, -(-max(tile["pips"]) // 3))  # 3x3 up to 9 pips, then 4, 5 or 6 rows
@@ -202,3 +208,30 @@ def test_film_dimples_light_flecks_only_inside_pips():
         assert not layer[~inside].any()
         lit += sum(bool(layer[round(y) - 2 : round(y) + 3, round(x) - 2 : round(x) + 3].any()) for x, y, _ in pips)
     assert 0 < lit < 80  # some pips lit, never all
+
+
+def test_bright_sets_and_printed_backs_come_from_a_stream_of_their_own():
+    """A share of sets is bright (one pip colour standing out on a saturated body) and a share has printed
+    backs; drawing them leaves the scene's own random draws, and so every other set, as they were."""
+    seeds = range(60)
+    usual = [make_scene("hand", seed) for seed in seeds]
+    plain = [make_scene("hand", seed, SceneOptions(bright_sets=0.0, printed_backs=0.0)) for seed in seeds]
+    every = [make_scene("hand", seed, SceneOptions(bright_sets=1.0, printed_backs=1.0)) for seed in seeds]
+    assert 0 < sum(scene.style.pips == "tint" for scene in usual) < 30
+    assert 0 < sum(bool(scene.style.back_print) for scene in usual) < 40
+    assert not any(scene.style.pips == "tint" or scene.style.back_print for scene in plain)
+    assert all(scene.style.pips == "tint" and scene.style.back_print for scene in every)
+    assert all(abs(luminance(scene.style.tint) - luminance(scene.style.body)) > 60 for scene in every)
+    for scenes in (usual, every):
+        assert [scene.tiles for scene in scenes] == [scene.tiles for scene in plain]
+    for scene, bare in zip(usual, plain, strict=True):
+        if scene.style.pips != "tint" and not scene.style.back_print:
+            assert scene.style == bare.style
+
+
+def test_a_printed_back_carries_ink_a_plain_back_has_none_of():
+    style = make_scene("hand", 0, SceneOptions(bright_sets=0.0, printed_backs=1.0)).style
+    printed, _ = render_back(style, 200, random.Random(0))
+    bare, _ = render_back(dataclasses.replace(style, back_print=""), 200, random.Random(0))
+    inked = np.abs(printed.astype(int) - bare.astype(int)).sum(axis=2) > 60
+    assert 0.03 < inked.mean() < 0.4

@@ -238,3 +238,58 @@ def export_onnx(model: Any, path: Path, input_name: str, height: int, width: int
         dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )  # fmt: skip
     return path
+
+
+def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarray) -> Any:
+    """The network of ``build()`` with the weights of its ONNX export at ``path`` (eval mode), for going on
+    training a bundled model whose checkpoint is gone.
+
+    The export folds each batch norm into the convolution before it, so every convolution takes the
+    folded weight and bias back, in order, and each batch norm is set to give back what it is given:
+    its running statistics are those of its input over ``calibration_uint8`` (``(n, H, W, 3)``
+    training images) and its scale and shift undo them. So eval mode reproduces the export, and
+    training mode, which normalises by each batch's own statistics, starts near it rather than from a
+    jolt. Raises ValueError naming the layer whose shape does not match."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(path)).graph
+    weights = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    exported = [node for node in graph.node if node.op_type in ("Conv", "Gemm")]
+    model = build().eval()
+    layers = [module for module in model.modules() if isinstance(module, nn.Conv2d | nn.Linear)]
+    if len(layers) != len(exported):
+        raise ValueError(f"{path} has {len(exported)} convolutions and linear layers, the network {len(layers)}")
+    for index, (layer, node) in enumerate(zip(layers, exported, strict=True)):
+        for parameter, name in zip((layer.weight, layer.bias), node.input[1:3], strict=True):
+            value = torch.from_numpy(weights[name].copy())
+            if value.shape != parameter.shape:
+                shapes = f"{tuple(value.shape)}, the network's {tuple(parameter.shape)}"
+                raise ValueError(f"{path}: layer {index} ({name}) is {shapes}")
+            parameter.data = value
+    norms = [module for module in model.modules() if isinstance(module, nn.BatchNorm2d)]
+    for norm in norms:  # as given, first, so each norm's input is the export's
+        norm.running_mean.zero_()
+        norm.running_var.fill_(1 - norm.eps)
+        norm.weight.data.fill_(1.0)
+        norm.bias.data.zero_()
+    seen: dict[int, list[Any]] = {}
+
+    def keep(module: Any, inputs: tuple[Any, ...]) -> None:
+        seen.setdefault(id(module), []).append(inputs[0])
+
+    hooks = [norm.register_forward_pre_hook(keep) for norm in norms]
+    with torch.no_grad():
+        model(as_batch(calibration_uint8))
+    for hook in hooks:
+        hook.remove()
+    for norm in norms:
+        given = torch.cat(seen[id(norm)])
+        mean, var = given.mean(dim=(0, 2, 3)), given.var(dim=(0, 2, 3), unbiased=False)
+        norm.running_mean.copy_(mean)
+        norm.running_var.copy_(var)
+        norm.weight.data = torch.sqrt(var + norm.eps)
+        norm.bias.data = mean.clone()
+    return model

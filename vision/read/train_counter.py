@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import multiprocessing
 import time
@@ -27,6 +28,7 @@ from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
 from vision.smallnet import Checkpoint, colour_casts, fit, flips, glossy_patches, held_out, predict, small_cnn
+from vision.synth.dataset import GENERATOR_VERSION
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 MIN_SHORT_SIDE_PX = 14
@@ -47,6 +49,8 @@ SAME_HALF_IOU = 0.7
 HIGH_SETS, HIGH_SEED_OFFSET = (15, 18), 7
 """Counts 13-18 exist only in double-15 and double-18 sets: a hundredth of the halves each when
 scenes are dealt from every set, and the worst read (synthetic hands: 16 and 17 pips 5 of 46)."""
+BRIGHT_SEED_OFFSET = 11
+"""The seed offset of ``CounterRecipe.bright_scenes``, whose sets are all bright (saturated bodies)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,12 @@ class CounterRecipe:
     bundled one's: 152 of 195 right against 165; averaged with them, weighed 0.3 and 0.5: 388 and 387
     exact totals of 400 against 389): not kept. Seeing the halves larger did not help, so what the
     photo shows of them, not the 48 px the counter sees them at, is what limits it."""
+    bright_scenes: int = 0
+    """Extra scenes whose sets all have a saturated body and pips of one colour
+    (``vision.synth.styles.BRIGHT_BODIES``; generator 11), which a counter taught only light and dark
+    bodies read at 0.55 of halves right on their labelled corners."""
+    start_from: str = ""
+    """A counter's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing."""
     widths: tuple[int, ...] = (16, 32, 64, 64)
     """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these). Tried
     once at (16, 16, 64, 64) with the bundled recipe for speed (32 halves in about 1.06 ms against
@@ -216,6 +226,10 @@ def synthetic_halves(
     return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
 
 
+CALIBRATION = 2048
+"""Training halves whose statistics set the batch norms of a counter rebuilt from its export."""
+
+
 def build_model(outputs: int = COUNTS, widths: tuple[int, ...] = CounterRecipe.widths) -> Any:
     return small_cnn(widths, outputs)
 
@@ -235,6 +249,9 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpo
 
     outputs = COUNTS + 1 if recipe.cut_tiles else COUNTS
     model = functools.partial(build_model, outputs, recipe.widths)
+    if recipe.start_from:
+        fresh, calibration = model, halves[np.random.default_rng(recipe.seed).permutation(len(halves))[:CALIBRATION]]
+        model = functools.partial(smallnet.from_onnx, Path(recipe.start_from), fresh, calibration)
     return fit(
         model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
@@ -251,12 +268,22 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     """Render, train, export, and write the card (metrics on held-out synthetic halves); ``resume``:
     go on from the epochs an unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
     checkpoint = Checkpoint.beside(out_dir, resume)
+    started_from = None
+    if recipe.start_from:
+        begun_with = Path(recipe.start_from)
+        if not begun_with.is_file():
+            raise FileNotFoundError(f"no counter to start from at {begun_with}")
+        started_from = f"{begun_with}, sha256 {hashlib.sha256(begun_with.read_bytes()).hexdigest()[:16]}"
     start = time.perf_counter()
     halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe)
-    if recipe.high_scenes:
-        high = dataclasses.replace(FULL, sets=HIGH_SETS)
-        extra_halves, extra_counts = synthetic_halves(recipe.high_scenes, recipe.seed + HIGH_SEED_OFFSET, recipe, high)
-        halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
+    extras = (
+        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(FULL, sets=HIGH_SETS)),
+        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(FULL, bright_sets=1.0)),
+    )
+    for scenes, offset, options in extras:
+        if scenes:
+            extra_halves, extra_counts = synthetic_halves(scenes, recipe.seed + offset, recipe, options)
+            halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
     if len(halves) == 0:
         raise ValueError("no halves to learn from: render some scenes (scenes or high_scenes)")
     held, used = held_out(len(halves), recipe.seed)
@@ -282,14 +309,18 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         ),
         "recipe": asdict(recipe),
         "data": (
-            f"{len(halves)} halves from {recipe.scenes} synthetic hand scenes (seed {recipe.seed}) and "
-            f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET})"
+            f"{len(halves)} halves from {recipe.scenes} synthetic hand scenes (seed {recipe.seed}), "
+            f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}) "
+            f"and {recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
+            f"generator {GENERATOR_VERSION}"
         ),
         "training_seconds": round(seconds),
         "metrics": metrics,
         "real_photos_used": "for measuring only (labelled corners of ../shared/real), never for training",
         "trained_on": time.strftime("%Y-%m-%d"),
     }
+    if started_from:
+        card["started_from"] = started_from
     (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
 

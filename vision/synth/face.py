@@ -72,10 +72,29 @@ def render_face(
 
 
 def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
-    """The back of a tile (plain, the body or back colour)."""
+    """The back of a tile: the body or back colour, with the maker's letters where it prints them."""
     height = width // 2
     radius = round(height * style.corner_radius)
-    return _body(style.back, width, height, rng), _rounded_mask(width, height, radius)
+    back = _body(style.back, width, height, rng)
+    if style.back_print:
+        _print(back, style.back_print, style.back_ink)
+    return back, _rounded_mask(width, height, radius)
+
+
+def _print(back: np.ndarray, text: str, ink: Colour) -> None:
+    """A brand's letters across the middle of a back, with a row of dots under them (no random draws:
+    every back of a set is printed alike)."""
+    height, width = back.shape[:2]
+    font = cv2.FONT_HERSHEY_DUPLEX
+    (text_width, text_height), _ = cv2.getTextSize(text, font, 1.0, 2)
+    scale = min(0.8 * width / text_width, 0.45 * height / text_height)
+    weight = max(1, round(scale * 2))
+    (text_width, text_height), _ = cv2.getTextSize(text, font, scale, weight)
+    origin = ((width - text_width) // 2, (height + text_height) // 2 - round(0.08 * height))
+    cv2.putText(back, text, origin, font, scale, ink, weight, cv2.LINE_AA)
+    dot_y = origin[1] + round(0.15 * height)
+    for x in np.linspace(0.3, 0.7, 5) * width:
+        cv2.circle(back, (round(x), dot_y), max(1, round(0.025 * height)), ink, -1, cv2.LINE_AA)
 
 
 def _body(colour: Colour, width: int, height: int, rng: random.Random) -> np.ndarray:

@@ -22,7 +22,7 @@ from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.effects import apply_look, random_look
 from vision.synth.face import render_back, render_face
 from vision.synth.render import Box, Prism, cast_shadows, random_light
-from vision.synth.styles import PIP_STYLES, TileStyle, random_tile_style
+from vision.synth.styles import BRIGHT_SETS, PIP_STYLES, PRINTED_BACKS, TileStyle, maker_extras, random_tile_style
 from vision.synth.table import TABLE_KINDS, render_table
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -74,6 +74,10 @@ class SceneOptions:
     thickness: bool = True
     """Tiles as thick as real ones (17-22 % of their length), their sides showing when the camera
     is tilted (else 1 mm sheets)."""
+    bright_sets: float = BRIGHT_SETS
+    """Share of sets with a saturated body and pips of one colour (``vision.synth.styles.BRIGHT_BODIES``)."""
+    printed_backs: float = PRINTED_BACKS
+    """Share of sets with a brand's letters printed on their backs."""
 
 
 FULL = SceneOptions()
@@ -149,6 +153,8 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     rng = random.Random(seed)
     highest = rng.choice(options.sets)
     style = shaped(random_tile_style(rng, highest, options.pip_styles, options.makers_layouts, options.film), options)
+    looks = random.Random(f"maker-{seed}")  # a stream of its own: scenes of other sets draw as before
+    style = maker_extras(style, looks, options.bright_sets, options.printed_backs)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
         _lay_hand(scene, rng, options)

@@ -9,7 +9,7 @@ colour-coded sets deal the same colours out to other numbers (SHUFFLED_CODES).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vision.synth.pips import EDGE
 
@@ -62,10 +62,17 @@ class TileStyle:
     """The corners' radius against the tile's width."""
     film: bool = False
     """Still in its shrink wrap: creased plastic over every face, bright streaks across pips."""
+    tint: Colour = (25, 25, 25)
+    """The colour of every pip where ``pips`` is 'tint' (bright sets: yellow pips on pink, say)."""
+    back_print: str = ""
+    """What the maker prints on every back (a brand's letters), in ``back_ink``; empty: a plain back."""
+    back_ink: Colour = (25, 25, 25)
 
     def pip_colour(self, count: int) -> Colour:
         if self.pips == "colour":
             return self.palette[count - 1] if count else (40, 40, 40)
+        if self.pips == "tint":
+            return self.tint
         return (245, 245, 245) if self.pips == "white" else (25, 25, 25)
 
 
@@ -112,6 +119,55 @@ def random_tile_style(
         palette=tuple(palette),
         **_maker(rng, makers_layouts, film),
     )
+
+
+BRIGHT_BODIES: tuple[Colour, ...] = (
+    (180, 105, 255),  # pink
+    (150, 40, 240),  # hot pink
+    (40, 40, 200),  # red
+    (30, 130, 245),  # orange
+    (40, 210, 240),  # yellow
+    (60, 170, 60),  # green
+    (200, 110, 30),  # blue
+    (230, 180, 90),  # light blue
+    (160, 60, 130),  # purple
+    (150, 150, 20),  # teal
+)
+"""Saturated bodies, as plastic sets come: the renderer had only ivory, white, cream and dark bodies,
+and the detector found none of the pink tiles with yellow pips in a real photo of them on black
+leather (Rakeduk__Domino_Detector/b4.jpg in ../shared/real)."""
+TINTS: tuple[Colour, ...] = ((245, 245, 245), (0, 200, 255), (25, 25, 25), (40, 40, 190))
+"""The one colour of a bright set's pips: white, gold, black or red, whichever stands out on its body."""
+BRIGHT_SETS = 0.15
+"""Share of sets with a bright body (``SceneOptions.bright_sets``)."""
+PRINTED_BACKS = 0.3
+"""Share of sets with letters printed on their backs (``SceneOptions.printed_backs``): a real set's
+backs with a brand's letters and dots were read as 0-1 tiles (TAK1EDD1NE's Roboflow photo of them
+in ../shared/real)."""
+BRANDS = ("RO", "DOMINO", "PUREMCO", "CARDINAL", "D6", "MT", "DOMINOES", "CLUB")
+
+
+def luminance(colour: Colour) -> float:
+    blue, green, red = colour
+    return 0.114 * blue + 0.587 * green + 0.299 * red
+
+
+def maker_extras(style: TileStyle, looks: random.Random, bright_sets: float, printed_backs: float) -> TileStyle:
+    """``style`` made a bright set (a saturated body, pips and divider of one colour that stands out
+    on it) for ``bright_sets`` of sets, and given printed backs for ``printed_backs`` of them, drawn
+    from ``looks``, the scene's second random stream: the scene's own draws, and so every other set,
+    stay as they were."""
+    bright, printed = looks.random() < bright_sets, looks.random() < printed_backs
+    if bright:
+        body = _jitter(looks, looks.choice(BRIGHT_BODIES), 15)
+        standing_out = [tint for tint in TINTS if abs(luminance(tint) - luminance(body)) > 60] or [TINTS[0]]
+        tint = looks.choice(standing_out)
+        divider = tint if looks.random() < 0.6 else (30, 30, 30)
+        style = replace(style, body=body, pips="tint", tint=tint, divider=divider, back=body)
+    if printed:
+        ink = (25, 25, 25) if luminance(style.back) > 110 else looks.choice(((235, 235, 235), (0, 190, 240)))
+        style = replace(style, back_print=looks.choice(BRANDS), back_ink=ink)
+    return style
 
 
 def _maker(rng: random.Random, makers_layouts: bool, film: bool) -> dict[str, float | bool]:
