@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from vision.onnx_session import cpu_session
 from vision.smallnet import CHECKPOINT, Checkpoint, as_batch, export_onnx, fit, from_onnx, predict, small_cnn
 
 torch = pytest.importorskip("torch")
@@ -72,7 +73,6 @@ def test_a_checkpoint_from_another_run_is_refused(tmp_path: Path) -> None:
 def test_a_network_rebuilt_from_its_export_computes_what_the_export_does(tmp_path: Path) -> None:
     """The export folds batch norms into convolutions; rebuilt, eval mode equals the export and training
     mode (each batch's own statistics) starts near it; a network of another shape is refused."""
-    onnxruntime = pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
     torch.manual_seed(1)
     trained = small_cnn((4, 8, 8), 3)
@@ -83,7 +83,7 @@ def test_a_network_rebuilt_from_its_export_computes_what_the_export_does(tmp_pat
         norm.bias.data.uniform_(-0.5, 0.5)
     path = export_onnx(trained.eval(), tmp_path / "model.onnx", "images", 16, 16)
     images = np.random.default_rng(0).integers(0, 256, (64, 16, 16, 3), dtype=np.uint8)
-    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = cpu_session(path, "exported network")  # as run time opens models (one shared thread pool)
     (exported,) = session.run(None, {"images": as_batch(images).numpy()})
     rebuilt = from_onnx(path, lambda: small_cnn((4, 8, 8), 3), images)
     assert np.allclose(predict(rebuilt, images), exported, atol=1e-4)

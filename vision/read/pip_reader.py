@@ -34,7 +34,7 @@ MIN_CONFIDENCE = 0.4
 (the lowest threshold that keeps counted synthetic tiles at most 1 in 200 wrong:
 benchmarks/reader_confidence.py; chosen again with each counter: 0.4, then 0.7 once the shrink
 wrap's glare in pips was drawn, 0.5 for the counter trained longer on more high counts, 0.4 for the
-one that also learnt halves under specular reflections)."""
+one that also learnt halves under specular reflections, 0.4 again for the one that learnt bright sets)."""
 READ_IN_FRAME = 0.88
 """A tile is read only where each half of its box lies at least this share inside the photo, more than
 the share that decides whether a label counts it (``vision.geometry.HALF_IN_FRAME``, 0.85): for a
