@@ -285,7 +285,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             extra_halves, extra_counts = synthetic_halves(scenes, recipe.seed + offset, recipe, options)
             halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
     if len(halves) == 0:
-        raise ValueError("no halves to learn from: render some scenes (scenes or high_scenes)")
+        raise ValueError("no halves to learn from: render some scenes (scenes, high_scenes or bright_scenes)")
     held, used = held_out(len(halves), recipe.seed)
     model = train(halves[used], counts[used], recipe, checkpoint)
     out_dir.mkdir(parents=True, exist_ok=True)

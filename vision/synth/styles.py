@@ -45,7 +45,7 @@ class TileStyle:
     body: Colour
     """The face and body colour."""
     pips: str
-    """'colour' (the colour code), 'black', or 'white' (on dark tiles)."""
+    """'colour' (the colour code), 'black', 'white' (on dark tiles), or 'tint' (every pip ``tint``: bright sets)."""
     divider: Colour
     spinner: bool
     """A brass pin in the middle of the divider."""
