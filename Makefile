@@ -38,6 +38,7 @@ bench: $(BIN)/hubcam
 	$(BIN)/python -m benchmarks.score_bench
 	$(BIN)/python -m benchmarks.real_variants
 	$(BIN)/python -m benchmarks.box_labelled
+	$(BIN)/python -m benchmarks.read_by_eye
 
 # The classical baseline measured on the real photos and on a synthetic hand set. Reports (with
 # overlays of real photos) stay in out/, which is not committed; only the summaries are copied.
