@@ -195,6 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
+    ev.add_argument(
+        "--counter", type=Path, metavar="ONNX", help="a pip counter to run instead of the bundled one (a candidate)"
+    )
+    ev.add_argument(
+        "--detector", type=Path, metavar="ONNX", help="a tile detector to run instead of the bundled one (a candidate)"
+    )
     ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
     ev.add_argument("--limit", type=int, help="only the first N images")
     ev.add_argument("--worst", type=int, default=12, help="images in the overlay contact sheet (default 12)")
@@ -328,26 +334,34 @@ def run_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         report = evaluate(labels, out, predictions=predictions, title=f"predictions on {name}", worst=args.worst)
     else:
+        models = {role: path for role, path in (("counter", args.counter), ("detector", args.detector)) if path}
         report = evaluate(
-            labels, out, pipeline=_pipeline(args.pipeline), title=f"{args.pipeline} on {name}", worst=args.worst
+            labels, out, pipeline=_pipeline(args.pipeline, models), title=f"{args.pipeline} on {name}", worst=args.worst
         )
     print((out / "summary.md").read_text())
     print(f"report: {out}/summary.md, per_image.csv, worst.jpg")
     return 0 if report["images"] else 1
 
 
-def _pipeline(name: str) -> Any:
+def _pipeline(name: str, models: dict[str, Path]) -> Any:
+    """The pipeline called ``name``, with ``models`` (``counter``, ``detector``: ONNX paths) for the bundled ones."""
     if name == "baseline":
+        if models:
+            raise UsageError("the baseline runs no models: --counter and --detector are for hubcam's pipelines")
         from vision.baseline import read_tiles
 
         return read_tiles
     from vision.pipeline import HandScorer, PipsOnTrueCorners
 
+    if name == "pips-on-true-corners":
+        if "detector" in models:
+            raise UsageError("pips-on-true-corners reads the labelled corners: it runs no detector")
+        return _with_models(PipsOnTrueCorners, **models)
     if name == "hubcam-unverified":
-        return _with_models(HandScorer, verifier=None)
+        return _with_models(HandScorer, verifier=None, **models)
     if name == "hubcam-unrefined":
-        return _with_models(HandScorer, refiner=None)
-    return _with_models(PipsOnTrueCorners if name == "pips-on-true-corners" else HandScorer)
+        return _with_models(HandScorer, refiner=None, **models)
+    return _with_models(HandScorer, **models)
 
 
 def _with_models(factory: Any, **options: Any) -> Any:
@@ -433,7 +447,7 @@ def trained(export: Callable[..., dict[str, Any]], out_dir: Path, recipe: Any, r
     """Train one of the small networks (``export``: its trainer's ``train_and_export``) and print its card."""
     try:
         card = export(out_dir, recipe, resume=resume)
-    except (FileExistsError, ValueError) as error:  # an unfinished run's checkpoint, another run's, no data
+    except (FileExistsError, FileNotFoundError, ValueError) as error:  # a checkpoint, no data, no model to start from
         raise UsageError(str(error)) from None
     print(json.dumps(card, indent=2))
     return 0
@@ -476,8 +490,6 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
         if args.max_lr is not None and not 0 < args.max_lr <= 1:
             raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
-        if args.start_from is not None and not args.start_from.is_file():
-            raise UsageError(f"--start-from: no counter at {args.start_from}")
         recipe = CounterRecipe(
             scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,

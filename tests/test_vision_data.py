@@ -177,6 +177,7 @@ def test_cli_eval_on_the_real_photos(tmp_path):
         (["eval", "--set", "/no/such/folder"], "no such folder"),
         (["eval", "--real", "/no/such/folder"], "no real photos"),
         (["export", "crops", "/no/such/folder", "--out", "x"], "no such folder"),
+        (["synth", "--kind", "hand", "--n", "1", "--out", "x", "--bright-sets", "2"], "--bright-sets"),
     ],
 )
 def test_cli_vision_commands_refuse_bad_input_clearly(capsys, args, message):
@@ -221,3 +222,26 @@ def test_a_set_recorded_before_an_option_existed_resumes_with_its_default(tmp_pa
             "hand", 1, seed=5, out_dir=tmp_path, workers=1, progress=False,
             options=SceneOptions(distractors=False, most_standing=4),
         )  # fmt: skip
+
+
+def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
+    """A candidate counter or detector takes the bundled one's place; what cannot use it says so."""
+    from vision.pipeline import COUNTER, DETECTOR
+
+    out = tmp_path / "hands"
+    assert main(["synth", "--kind", "hand", "--n", "2", "--seed", "3", "--out", str(out), "--workers", "1"]) == 0
+    report = tmp_path / "report"
+    args = ["eval", "--set", str(out), "--pipeline", "pips-on-true-corners", "--out", str(report), "--worst", "0"]
+    assert main([*args, "--counter", str(COUNTER)]) == 0
+    assert main([*args, "--counter", str(tmp_path / "none.onnx")]) == 2
+    assert "none.onnx" in capsys.readouterr().err  # the path given is the one opened
+    assert main([*args, "--detector", str(DETECTOR)]) == 2
+    assert main(["eval", "--set", str(out), "--pipeline", "baseline", "--counter", "x.onnx"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_cli_train_pips_refuses_a_missing_counter_to_start_from(capsys, tmp_path):
+    pytest.importorskip("torch")
+    assert main(["train", "pips", "--start-from", str(tmp_path / "none.onnx"), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "none.onnx" in err and "Traceback" not in err
