@@ -147,11 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     train.add_argument(
         "--bright-scenes", type=int, default=0,
-        help="pips: extra scenes whose sets all have a saturated body (CounterRecipe.bright_scenes)",
+        help="pips, verifier: extra scenes whose sets all have a saturated body (CounterRecipe.bright_scenes, "
+        "VerifierRecipe.bright_scenes)",
     )  # fmt: skip
     train.add_argument(
-        "--max-lr", type=float, default=None, help="pips: the one-cycle schedule's peak learning rate (default 0.003)"
-    )
+        "--max-lr", type=float, default=None,
+        help="pips, verifier: the one-cycle schedule's peak learning rate (default 0.003)",
+    )  # fmt: skip
     train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier, pips: the network's channels, e.g. 8,16,32,48"
     )
@@ -163,6 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="verifier: extra scenes with standing tiles seen from lower down (VerifierRecipe.standing_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--face-down", action="store_true",
+        help="verifier: boxes round face-down tiles are among what is not a tile (VerifierRecipe.face_down)",
+    )  # fmt: skip
+    train.add_argument(
+        "--proposals-from", type=Path, metavar="ONNX",
+        help="verifier: the detector whose proposals it learns from (default the bundled one)",
+    )  # fmt: skip
+    train.add_argument(
         "--resume", action="store_true",
         help="go on from the last checkpoint (detector: its last.pt; pips, verifier, refiner: the checkpoint.pt "
         "an unfinished run left in its model folder)",
@@ -170,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
         help="detector: a new run starting from these weights (a finished run's last.pt, or an exported "
-        "model.onnx, rebuilt into trainable weights), not from nothing; pips: a counter's model.onnx",
+        "model.onnx, rebuilt into trainable weights), not from nothing; pips, verifier: its model.onnx",
     )  # fmt: skip
     train.add_argument(
         "--out", type=Path,
@@ -200,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--detector", type=Path, metavar="ONNX", help="a tile detector to run instead of the bundled one (a candidate)"
+    )
+    ev.add_argument(
+        "--verifier", type=Path, metavar="ONNX", help="a tile verifier to run instead of the bundled one (a candidate)"
     )
     ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
     ev.add_argument("--limit", type=int, help="only the first N images")
@@ -334,7 +347,8 @@ def run_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         report = evaluate(labels, out, predictions=predictions, title=f"predictions on {name}", worst=args.worst)
     else:
-        models = {role: path for role, path in (("counter", args.counter), ("detector", args.detector)) if path}
+        roles = (("counter", args.counter), ("detector", args.detector), ("verifier", args.verifier))
+        models = {role: path for role, path in roles if path}
         report = evaluate(
             labels, out, pipeline=_pipeline(args.pipeline, models), title=f"{args.pipeline} on {name}", worst=args.worst
         )
@@ -344,20 +358,23 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _pipeline(name: str, models: dict[str, Path]) -> Any:
-    """The pipeline called ``name``, with ``models`` (``counter``, ``detector``: ONNX paths) for the bundled ones."""
+    """The pipeline called ``name``, with ``models`` (``counter``, ``detector``, ``verifier``: ONNX paths) for
+    the bundled ones."""
     if name == "baseline":
         if models:
-            raise UsageError("the baseline runs no models: --counter and --detector are for hubcam's pipelines")
+            raise UsageError("the baseline runs no models: --counter, --detector and --verifier are for hubcam's")
         from vision.baseline import read_tiles
 
         return read_tiles
     from vision.pipeline import HandScorer, PipsOnTrueCorners
 
     if name == "pips-on-true-corners":
-        if "detector" in models:
-            raise UsageError("pips-on-true-corners reads the labelled corners: it runs no detector")
+        if "detector" in models or "verifier" in models:
+            raise UsageError("pips-on-true-corners reads the labelled corners: it runs no detector or verifier")
         return _with_models(PipsOnTrueCorners, **models)
     if name == "hubcam-unverified":
+        if "verifier" in models:
+            raise UsageError("hubcam-unverified runs no verifier: --verifier is for the pipelines with one")
         return _with_models(HandScorer, verifier=None, **models)
     if name == "hubcam-unrefined":
         return _with_models(HandScorer, refiner=None, **models)
@@ -464,6 +481,10 @@ def channel_widths(text: str) -> tuple[int, ...]:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    if args.bright_scenes < 0:
+        raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
+    if args.max_lr is not None and not 0 < args.max_lr <= 1:
+        raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
         if args.model == "pips":
             from vision.read.train_counter import CounterRecipe, train_and_export
@@ -486,10 +507,6 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--half-px is a half's side in pixels, 16 to 128 (got {args.half_px})")
         if not 0 <= args.least_count <= 18:
             raise UsageError(f"--least-count is a number of pips, 0 to 18 (got {args.least_count})")
-        if args.bright_scenes < 0:
-            raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
-        if args.max_lr is not None and not 0 < args.max_lr <= 1:
-            raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
         recipe = CounterRecipe(
             scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,
@@ -520,6 +537,11 @@ def run_train(args: argparse.Namespace) -> int:
             seed=VerifierRecipe.seed if args.seed is None else args.seed,
             widths=args.widths or VerifierRecipe.widths,
             standing_scenes=args.standing_scenes,
+            bright_scenes=args.bright_scenes,
+            face_down=args.face_down,
+            start_from=str(args.start_from or ""),
+            proposals_from=str(args.proposals_from or ""),
+            max_lr=args.max_lr or VerifierRecipe.max_lr,
         )
         return trained(
             train_verifier.train_and_export, args.out or Path("models/tile-verifier"), verifier_recipe, args.resume

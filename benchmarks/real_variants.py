@@ -1,6 +1,7 @@
 """The labelled real photos as other cameras, hands and light would have taken them.
 
     python -m benchmarks.real_variants [--variants as-taken,turned-90,...] [--without-brightening]
+        [--detector ONNX] [--counter ONNX] [--verifier ONNX] [--name NAME]
 
 27 labelled photos are few, and the photos that will judge hubcam were taken by other
 people: turned any way, from a slant, in dim or warm light, out of focus, sent through a
@@ -10,7 +11,9 @@ its border's colour, so no tile leaves the frame), runs the whole pipeline
 (``vision.pipeline.HandScorer``) and scores it as ``hubcam eval`` does. A variant that
 falls far below ``as-taken`` is a weakness the real photos alone would not show.
 Writes ``benchmarks/results/real_variants.json`` and ``.md`` (``real_variants-unbrightened``
-with ``--without-brightening``: dim photos read as they are, ``vision.exposure``).
+with ``--without-brightening``: dim photos read as they are, ``vision.exposure``); ``--detector``,
+``--counter`` and ``--verifier`` measure a candidate model in the bundled one's place (``--name``
+keeps its report apart).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import argparse
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -29,7 +33,7 @@ from calibration.table_plane import border_colour
 from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import score_image, summarise
-from vision.pipeline import HandScorer
+from vision.pipeline import COUNTER, DETECTOR, VERIFIER, HandScorer
 
 Variant = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """A photo in, the changed photo and the 3x3 matrix taking its pixels to the changed photo's out."""
@@ -182,22 +186,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
     parser.add_argument("--without-brightening", action="store_true", help="read dim photos as they are")
+    parser.add_argument("--detector", type=Path, default=DETECTOR, help="a candidate tile detector (ONNX)")
+    parser.add_argument("--counter", type=Path, default=COUNTER, help="a candidate pip counter (ONNX)")
+    parser.add_argument("--verifier", type=Path, default=VERIFIER, help="a candidate tile verifier (ONNX)")
+    parser.add_argument("--name", default=None, help="the report's name in benchmarks/results (a candidate's own)")
     args = parser.parse_args()
     names = args.variants.split(",")
     unknown = [name for name in names if name not in VARIANTS]
     if unknown:
         parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
+    candidates = (
+        ("detector", args.detector, DETECTOR),
+        ("counter", args.counter, COUNTER),
+        ("verifier", args.verifier, VERIFIER),
+    )
+    missing = [f"--{flag} {path}" for flag, path, _ in candidates if not path.is_file()]
+    if missing:
+        parser.error(f"no such model: {', '.join(missing)}")
     photos = list(iter_images(pip_labelled()))
     if not photos:
         print("real_variants: skipped, no labelled real photos (../shared/real is not beside the repository)")
         return
-    scorer = HandScorer(brighten=not args.without_brightening)
+    scorer = HandScorer(
+        detector=args.detector, counter=args.counter, verifier=args.verifier, brighten=not args.without_brightening
+    )
     results = {name: measure(scorer, photos, VARIANTS[name]) for name in tqdm(names, desc="variants", unit="variant")}
     report = {
         "benchmark": "real_variants",
         "command": "python -m benchmarks.real_variants"
         + ("" if names == list(VARIANTS) else f" --variants {args.variants}")
-        + (" --without-brightening" if args.without_brightening else ""),
+        + (" --without-brightening" if args.without_brightening else "")
+        + "".join(f" --{flag} {path}" for flag, path, bundled in candidates if path != bundled),
         "date": time.strftime("%Y-%m-%d"),
         "photos": len(photos),
         "variants": results,
@@ -220,7 +239,8 @@ def main() -> None:
         cells.append(f"{total['value']:.3f} ({total['successes']}/{total['trials']})")
         wrong = ", ".join(photo.split("/")[-1] for photo in row["wrong totals"]) or "-"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {row['mean detect ms']:.0f} | {wrong} |")
-    write_report("real_variants-unbrightened" if args.without_brightening else "real_variants", report, lines)
+    name = args.name or ("real_variants-unbrightened" if args.without_brightening else "real_variants")
+    write_report(name, report, lines)
 
 
 if __name__ == "__main__":

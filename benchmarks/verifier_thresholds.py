@@ -1,6 +1,7 @@
 """The thresholds around the tile verifier, chosen on synthetic hands and reported on real ones.
 
     python -m benchmarks.verifier_thresholds [--set out/synth/val-hand-v10] [--images 400]
+        [--verifier ONNX] [--name NAME]
 
 The detector proposes boxes down to a confidence (PROPOSAL_CONFIDENCE, loosely suppressed
 at PROPOSAL_NMS_IOU); each box's score becomes ``detector ** (1 - w) * verifier ** w`` (w:
@@ -15,12 +16,15 @@ hands (near ties to the higher recall) is the one vision/pipeline.py uses, in tw
 
 The set is the detector thresholds' own (seed 8), not the hands that measure the pipeline
 (seed 7); the real photos' numbers are reported beside, never used to choose. Writes
-``benchmarks/results/verifier_thresholds.json`` and ``.md``.
+``benchmarks/results/verifier_thresholds.json`` and ``.md`` (``--verifier`` weighs a candidate
+verifier's answers instead of the bundled one's; ``--name`` keeps its report apart).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,10 +48,10 @@ Choice = tuple[float, float, float, float]
 """(proposal confidence, verifier weight, keep score, trust)."""
 
 
-def seen_by_models(photos: list) -> list[tuple[Any, ...]]:
+def seen_by_models(photos: list, verifier_path: Path = VERIFIER) -> list[tuple[Any, ...]]:
     """Per photo: the true face-up tiles, and the detector's proposals, scores and verifier's answers."""
     detector = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=min(PROPOSALS), iou=PROPOSAL_NMS_IOU)
-    verifier = TileVerifier(VERIFIER)
+    verifier = TileVerifier(verifier_path)
     seen = []
     for label, image in photos:
         found = detector(image)
@@ -78,9 +82,16 @@ def table(seen: dict[str, list[tuple[Any, ...]]], choices: list[Choice]) -> dict
     return {name: {choice: rates_at(photos, choice) for choice in choices} for name, photos in seen.items()}
 
 
+def candidate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--verifier", type=Path, default=VERIFIER, help="a candidate tile verifier (ONNX)")
+    parser.add_argument("--name", default="verifier_thresholds", help="the report's name in benchmarks/results")
+
+
 def main() -> None:
-    args, photos = photo_sets(__doc__)
-    seen = {name: seen_by_models(found) for name, found in photos.items()}
+    args, photos = photo_sets(__doc__, candidate_arguments)
+    if not args.verifier.is_file():
+        raise SystemExit(f"verifier_thresholds: no verifier at {args.verifier}")
+    seen = {name: seen_by_models(found, args.verifier) for name, found in photos.items()}
     weighings = table(seen, [(*triple, NEVER) for triple in TRIPLES])
     weighed = best(weighings["synthetic"])
     trusts = table(seen, [(*weighed[:3], trust) for trust in TRUSTS])
@@ -88,7 +99,9 @@ def main() -> None:
     in_use = {"verifier_weight": WEIGHING.weight, "keep_score": WEIGHING.keep, "trust": WEIGHING.trusted}
     names = ("proposal_confidence", "verifier_weight", "keep_score", "trust")
     report = {
-        "command": f"python -m benchmarks.verifier_thresholds --set {args.set} --images {args.images}",
+        "command": f"python -m benchmarks.verifier_thresholds --set {args.set} --images {args.images}"
+        + ("" if args.verifier == VERIFIER else f" --verifier {args.verifier}")
+        + ("" if args.name == "verifier_thresholds" else f" --name {args.name}"),
         "date": time.strftime("%Y-%m-%d"),
         "fixed": {"proposal_nms_iou": PROPOSAL_NMS_IOU, "tile_nms_iou": WEIGHING.iou},
         "chosen_on_synthetic": dict(zip(names, chosen, strict=True)),
@@ -121,7 +134,7 @@ def main() -> None:
     lines += table_head(["trust"], trusts, "R / P / F1")
     for choice in trusts["synthetic"]:
         lines.append(table_row(choice[3:], choice == chosen, (rows[choice] for rows in trusts.values())))
-    write_report("verifier_thresholds", report, lines)
+    write_report(args.name, report, lines)
 
 
 if __name__ == "__main__":

@@ -43,3 +43,13 @@ def test_light_variants_keep_the_corners():
     for name in ("dim", "warm-light", "grainy", "out-of-focus"):
         changed, matrix = VARIANTS[name](image)
         assert np.allclose(changed_label(label, changed, matrix).tiles[0].corners, CORNERS)
+
+
+def test_a_missing_candidate_model_is_named(monkeypatch, capsys, tmp_path):
+    from benchmarks import real_variants
+
+    monkeypatch.setattr("sys.argv", ["real_variants", "--detector", str(tmp_path / "none.onnx")])
+    with pytest.raises(SystemExit) as stopped:
+        real_variants.main()
+    assert stopped.value.code == 2
+    assert "no such model: --detector" in capsys.readouterr().err

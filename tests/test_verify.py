@@ -311,3 +311,16 @@ def test_a_box_over_much_of_a_better_one_is_the_same_tile_again_when_an_iou_is_g
     assert not covered_by_better(boxes, 0.6).any()
     assert covered_by_better(boxes, 0.6, iou=0.3).tolist() == [False, False, True]
     assert not covered_by_better(boxes, 0.6, iou=0.4).any()
+
+
+def test_face_down_tiles_add_their_boxes_as_not_tiles_and_change_nothing_else():
+    from vision.data.labels import FACE_DOWN
+    from vision.detect.train_verifier import LOOSENED_COPIES, scene_boxes
+
+    seed = next(s for s in range(200) if any(tile.pose == FACE_DOWN for tile in make_scene("hand", s).tiles))
+    face_down = sum(tile.pose == FACE_DOWN for tile in make_scene("hand", seed).tiles)
+    plain_crops, plain_labels = scene_boxes(seed)
+    crops, labels = scene_boxes(seed, face_down=True)
+    assert (labels == 0).sum() - (plain_labels == 0).sum() == face_down * (1 + LOOSENED_COPIES)
+    assert (labels == 1).sum() == (plain_labels == 1).sum()
+    assert np.array_equal(crops[: len(plain_crops)], plain_crops)  # the same boxes first, in the same order

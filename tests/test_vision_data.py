@@ -225,8 +225,8 @@ def test_a_set_recorded_before_an_option_existed_resumes_with_its_default(tmp_pa
 
 
 def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
-    """A candidate counter or detector takes the bundled one's place; what cannot use it says so."""
-    from vision.pipeline import COUNTER, DETECTOR
+    """A candidate counter, detector or verifier takes the bundled one's place; what cannot use it says so."""
+    from vision.pipeline import COUNTER, DETECTOR, VERIFIER
 
     out = tmp_path / "hands"
     assert main(["synth", "--kind", "hand", "--n", "2", "--seed", "3", "--out", str(out), "--workers", "1"]) == 0
@@ -237,11 +237,25 @@ def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
     assert "none.onnx" in capsys.readouterr().err  # the path given is the one opened
     assert main([*args, "--detector", str(DETECTOR)]) == 2
     assert main(["eval", "--set", str(out), "--pipeline", "baseline", "--counter", "x.onnx"]) == 2
+    assert main([*args, "--verifier", str(VERIFIER)]) == 2  # the labelled corners need no verifier
+    hubcam = ["eval", "--set", str(out), "--out", str(report), "--worst", "0", "--limit", "1"]
+    assert main([*hubcam, "--verifier", str(tmp_path / "none.onnx")]) == 2
+    assert "none.onnx" in capsys.readouterr().err
+    assert main([*hubcam, "--verifier", str(VERIFIER)]) == 0
+    assert main([*hubcam, "--pipeline", "hubcam-unverified", "--verifier", str(VERIFIER)]) == 2
     assert "Traceback" not in capsys.readouterr().err
 
 
 def test_cli_train_pips_refuses_a_missing_counter_to_start_from(capsys, tmp_path):
     pytest.importorskip("torch")
     assert main(["train", "pips", "--start-from", str(tmp_path / "none.onnx"), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "none.onnx" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag", ["--start-from", "--proposals-from"])
+def test_cli_train_verifier_refuses_a_missing_model(flag, capsys, tmp_path):
+    pytest.importorskip("torch")
+    assert main(["train", "verifier", flag, str(tmp_path / "none.onnx"), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "none.onnx" in err and "Traceback" not in err

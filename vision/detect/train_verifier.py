@@ -18,6 +18,8 @@ between. Crops are cut with ``vision.detect.verify`` exactly as at run time.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import json
 import multiprocessing
 import time
@@ -29,7 +31,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision import smallnet
-from vision.data.labels import FACE_UP, STANDING
+from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
 from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
@@ -64,12 +66,27 @@ class VerifierRecipe:
     camera tilted up to its steeper bound, so that boxes over standing tiles' faces, seen nearly
     square-on, are among what is not a tile: the detector's proposals there and boxes round each
     standing tile (seeds from seed * 100_000 + 50_000)."""
+    bright_scenes: int = 0
+    """Extra scenes whose sets are all bright (saturated bodies, pips of one colour) with letters
+    printed on their backs (``BRIGHT_SCENE``; seeds from seed * 100_000 + 70_000): a verifier taught
+    only ivory, white, cream and dark tiles has never seen a pink one."""
+    face_down: bool = False
+    """Boxes round every face-down tile (as labelled, and loosened) are among what is not a tile:
+    a printed back's letters and dots pass for a face to a detector that has not learnt them."""
+    start_from: str = ""
+    """A verifier's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing."""
+    proposals_from: str = ""
+    """The detector whose proposals are learnt from (an ONNX export); empty: the bundled one."""
 
 
 STANDING_SCENE = dataclasses.replace(FULL, standing_share=1.0, most_standing=6, max_tilt_deg=60.0)
 """The extra scenes' options (``VerifierRecipe.standing_scenes``): real photos taken from low down
 show standing tiles' faces as plainly as lying ones' (karthikVenkataramana's robot camera:
 benchmarks/box_labelled.py)."""
+BRIGHT_SCENE = dataclasses.replace(FULL, bright_sets=1.0, printed_backs=1.0)
+"""The options of ``VerifierRecipe.bright_scenes``."""
+CALIBRATION = 2048
+"""Crops that set the batch norms of a verifier rebuilt from its export (``vision.smallnet.from_onnx``)."""
 
 
 def rectangle(centre: np.ndarray, along: np.ndarray, length: float, width: float) -> np.ndarray:
@@ -114,18 +131,23 @@ def hard_boxes(tiles: list[np.ndarray], rng: np.random.Generator, width: int, he
     return boxes
 
 
-_detectors: dict[float, Any] = {}
+_detectors: dict[tuple[float, str], Any] = {}
 
 
-def found_face_up(image: np.ndarray, confidence: float = TRAINING_PROPOSAL_CONFIDENCE) -> list[np.ndarray]:
-    """The bundled detector's face-up boxes down to ``confidence``, as the pipeline looks (loaded
-    once per worker process): what the small models after it learn from."""
+def found_face_up(
+    image: np.ndarray, confidence: float = TRAINING_PROPOSAL_CONFIDENCE, detector: str = ""
+) -> list[np.ndarray]:
+    """The face-up boxes of ``detector`` (an ONNX export; empty: the bundled one) down to
+    ``confidence``, as the pipeline looks (loaded once per worker process): what the small models
+    after it learn from."""
     from vision.detect.onnx_obb import OBBDetector
     from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU
 
-    if confidence not in _detectors:
-        _detectors[confidence] = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=confidence, iou=PROPOSAL_NMS_IOU)
-    found = _detectors[confidence](image)
+    key = (confidence, detector)
+    if key not in _detectors:
+        path = Path(detector) if detector else DETECTOR
+        _detectors[key] = OBBDetector(path, DETECTOR_SIZE, conf=confidence, iou=PROPOSAL_NMS_IOU)
+    found = _detectors[key](image)
     return list(found.corners[found.classes == FACE_UP_CLASS])
 
 
@@ -140,32 +162,40 @@ def label_boxes(boxes: list[np.ndarray], tiles: list[np.ndarray]) -> tuple[list[
     return kept, labels
 
 
-def scene_boxes(seed: int, options: SceneOptions = FULL, standing: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and labels (1: one tile) from one rendered hand; ``standing``: boxes round the standing
-    tiles too (as labelled, and loosened), which are never one face-up tile."""
+def scene_boxes(
+    seed: int, options: SceneOptions = FULL, standing: bool = False, face_down: bool = False, detector: str = ""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and labels (1: one tile) from one rendered hand; ``standing``, ``face_down``: boxes round
+    the standing or face-down tiles too (as labelled, and loosened), which are never one face-up
+    tile; ``detector``: whose proposals (``found_face_up``)."""
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
     loosened = [loosen(quad, rng) for quad in tiles for _ in range(LOOSENED_COPIES)]
-    boxes = found_face_up(image) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
-    if standing:
-        upright = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == STANDING]
-        boxes += upright + [loosen(quad, rng) for quad in upright for _ in range(LOOSENED_COPIES)]
+    boxes = found_face_up(image, detector=detector) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
+    others = {STANDING} if standing else set()
+    others |= {FACE_DOWN} if face_down else set()
+    for pose in sorted(others):  # in a fixed order, so that the random draws are the same every run
+        lying = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == pose]
+        boxes += lying + [loosen(quad, rng) for quad in lying for _ in range(LOOSENED_COPIES)]
     kept, labels = label_boxes(boxes, tiles)
     return crop_boxes(image, kept), np.array(labels, np.int64)
 
 
-def standing_scene_boxes(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    return scene_boxes(seed, STANDING_SCENE, standing=True)
-
-
-def synthetic_boxes(scenes: int, seed: int, standing_scenes: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and labels from ``scenes`` hands, and from ``standing_scenes`` more (``STANDING_SCENE``)."""
-    seeds = [seed * 100_000 + index for index in range(scenes)]
-    standing_seeds = [seed * 100_000 + 50_000 + index for index in range(standing_scenes)]
+def synthetic_boxes(recipe: VerifierRecipe) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and labels from the recipe's ``scenes`` hands, ``standing_scenes`` (``STANDING_SCENE``) and
+    ``bright_scenes`` (``BRIGHT_SCENE``), with its ``face_down`` boxes and its detector's proposals."""
+    shared = {"face_down": recipe.face_down, "detector": recipe.proposals_from}
+    standing = functools.partial(scene_boxes, options=STANDING_SCENE, standing=True, **shared)
+    kinds = (
+        (functools.partial(scene_boxes, **shared), 0, recipe.scenes),
+        (standing, 50_000, recipe.standing_scenes),
+        (functools.partial(scene_boxes, options=BRIGHT_SCENE, **shared), 70_000, recipe.bright_scenes),
+    )
     parts = []
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        for make, drawn in ((scene_boxes, seeds), (standing_scene_boxes, standing_seeds)):
+        for make, offset, count in kinds:
+            drawn = [recipe.seed * 100_000 + offset + index for index in range(count)]
             made = pool.imap(make, drawn, chunksize=8)
             parts += list(tqdm(made, total=len(drawn), desc="rendering", unit="scene", disable=not drawn))
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([labels for _, labels in parts])
@@ -184,8 +214,12 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpo
     def loss(logits: Any, targets: Any) -> Any:
         return nn.functional.binary_cross_entropy_with_logits(logits.reshape(-1), targets)
 
+    build = functools.partial(build_model, recipe.widths)
+    if recipe.start_from:
+        calibration = crops[np.random.default_rng(recipe.seed).permutation(len(crops))[:CALIBRATION]]
+        build = functools.partial(smallnet.from_onnx, Path(recipe.start_from), build, calibration)
     return fit(
-        lambda: build_model(recipe.widths), crops, torch.from_numpy(labels).float(), loss,
+        build, crops, torch.from_numpy(labels).float(), loss,
         lambda batch, generator: photometric(flips(batch, generator), generator),
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
     )  # fmt: skip
@@ -221,13 +255,11 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(crops), np.array(labels, np.int64)
 
 
-def detector_digest() -> str:
-    """Which detector proposed the boxes (the verifier learns its mistakes)."""
-    import hashlib
-
+def detector_digest(detector: str = "") -> str:
+    """Which detector proposed the boxes (the verifier learns its mistakes); empty: the bundled one."""
     from vision.pipeline import DETECTOR
 
-    return hashlib.sha256(DETECTOR.read_bytes()).hexdigest()
+    return hashlib.sha256((Path(detector) if detector else DETECTOR).read_bytes()).hexdigest()
 
 
 def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False) -> dict[str, Any]:
@@ -235,9 +267,12 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
     unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
     from vision.data.real import real_root
 
+    for path, what in ((recipe.start_from, "verifier to start from"), (recipe.proposals_from, "detector")):
+        if path and not Path(path).is_file():
+            raise FileNotFoundError(f"no {what} at {path}")
     checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
-    crops, labels = synthetic_boxes(recipe.scenes, recipe.seed, recipe.standing_scenes)
+    crops, labels = synthetic_boxes(recipe)
     held, used = held_out(len(crops), recipe.seed)
     model = train(crops[used], labels[used], recipe, checkpoint)
     export_onnx(model, out_dir / "model.onnx")
@@ -257,16 +292,23 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
             f"{len(crops)} boxes ({int(labels.sum())} tiles) from {recipe.scenes} synthetic hand scenes "
             f"(seeds {recipe.seed * 100_000}-{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training)"
             + (f" and {recipe.standing_scenes} with standing tiles (STANDING_SCENE)" if recipe.standing_scenes else "")
+            + (f" and {recipe.bright_scenes} of bright sets (BRIGHT_SCENE)" if recipe.bright_scenes else "")
             + ": "
-            "the bundled detector's proposals, straddles, halves, shifted, turned and stretched boxes, "
-            "loosened true tiles"
+            "the detector's proposals, straddles, halves, shifted, turned and stretched boxes, "
+            "loosened true tiles" + (", boxes round face-down tiles" if recipe.face_down else "")
         ),
-        "proposals_from": f"models/tile-detector/model.onnx, sha256 {detector_digest()[:16]}",
+        "proposals_from": (
+            f"{recipe.proposals_from or 'models/tile-detector/model.onnx'}, "
+            f"sha256 {detector_digest(recipe.proposals_from)[:16]}"
+        ),
         "labels": f"tile: IoU >= {POSITIVE_IOU} with a face-up tile; not: IoU < {NEGATIVE_IOU}; between: left out",
         "training_seconds": round(seconds),
         "metrics": metrics,
         "real_photos_used": "for measuring only (the detector's proposals on ../shared/real), never for training",
         "trained_on": time.strftime("%Y-%m-%d"),
     }
+    if recipe.start_from:
+        begun_with = Path(recipe.start_from)
+        card["started_from"] = f"{begun_with}, sha256 {hashlib.sha256(begun_with.read_bytes()).hexdigest()[:16]}"
     (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
