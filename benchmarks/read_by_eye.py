@@ -21,10 +21,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchmarks.candidates import add_model_arguments, chosen_models
 from benchmarks.report import write_report
 from vision.data.real import real_root
 from vision.photo import read_photo
-from vision.pipeline import COUNTER, DETECTOR, VERIFIER, HandScorer
+from vision.pipeline import HandScorer
 
 READINGS = Path(__file__).resolve().parents[1] / "datasets" / "read_by_eye.json"
 
@@ -46,16 +47,15 @@ def compare(truth: list[list[int]], counted: list[tuple[int, int]]) -> dict[str,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--detector", type=Path, default=DETECTOR)
-    parser.add_argument("--counter", type=Path, default=COUNTER)
-    parser.add_argument("--verifier", type=Path, default=VERIFIER)
+    add_model_arguments(parser)
     parser.add_argument("--name", default="read_by_eye", help="the report's name in benchmarks/results")
     args = parser.parse_args()
     root = real_root()
     if root is None:
         print("read_by_eye: skipped, ../shared/real is not beside the repository")
         return
-    scorer = HandScorer(detector=args.detector, counter=args.counter, verifier=args.verifier)
+    models = chosen_models(args)
+    scorer = HandScorer(**models)
     rows = []
     for photo in json.loads(READINGS.read_text())["photos"]:
         prediction = scorer(read_photo(root / photo["path"]))
@@ -68,7 +68,7 @@ def main() -> None:
         "benchmark": "read_by_eye",
         "command": "python -m benchmarks.read_by_eye",
         "date": time.strftime("%Y-%m-%d"),
-        "models": {"detector": str(args.detector), "counter": str(args.counter), "verifier": str(args.verifier)},
+        "models": {role: str(path) for role, path in models.items()},
         "photos": len(rows), "exact_totals": exact, "tiles": tiles, "tiles_read_right": right, "extra_counted": extra,
         "rows": rows,
     }  # fmt: skip

@@ -22,18 +22,18 @@ import argparse
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 import cv2
 import numpy as np
 from tqdm import tqdm
 
+from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
 from benchmarks.report import write_report
 from calibration.table_plane import border_colour
 from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import score_image, summarise
-from vision.pipeline import COUNTER, DETECTOR, VERIFIER, HandScorer
+from vision.pipeline import HandScorer
 
 Variant = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """A photo in, the changed photo and the 3x3 matrix taking its pixels to the changed photo's out."""
@@ -186,37 +186,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
     parser.add_argument("--without-brightening", action="store_true", help="read dim photos as they are")
-    parser.add_argument("--detector", type=Path, default=DETECTOR, help="a candidate tile detector (ONNX)")
-    parser.add_argument("--counter", type=Path, default=COUNTER, help="a candidate pip counter (ONNX)")
-    parser.add_argument("--verifier", type=Path, default=VERIFIER, help="a candidate tile verifier (ONNX)")
+    add_model_arguments(parser)
     parser.add_argument("--name", default=None, help="the report's name in benchmarks/results (a candidate's own)")
     args = parser.parse_args()
     names = args.variants.split(",")
     unknown = [name for name in names if name not in VARIANTS]
     if unknown:
         parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
-    candidates = (
-        ("detector", args.detector, DETECTOR),
-        ("counter", args.counter, COUNTER),
-        ("verifier", args.verifier, VERIFIER),
-    )
-    missing = [f"--{flag} {path}" for flag, path, _ in candidates if not path.is_file()]
+    models = chosen_models(args)
+    missing = [f"--{role} {path}" for role, path in models.items() if not path.is_file()]
     if missing:
         parser.error(f"no such model: {', '.join(missing)}")
     photos = list(iter_images(pip_labelled()))
     if not photos:
         print("real_variants: skipped, no labelled real photos (../shared/real is not beside the repository)")
         return
-    scorer = HandScorer(
-        detector=args.detector, counter=args.counter, verifier=args.verifier, brighten=not args.without_brightening
-    )
+    scorer = HandScorer(**models, brighten=not args.without_brightening)
     results = {name: measure(scorer, photos, VARIANTS[name]) for name in tqdm(names, desc="variants", unit="variant")}
     report = {
         "benchmark": "real_variants",
         "command": "python -m benchmarks.real_variants"
         + ("" if names == list(VARIANTS) else f" --variants {args.variants}")
         + (" --without-brightening" if args.without_brightening else "")
-        + "".join(f" --{flag} {path}" for flag, path, bundled in candidates if path != bundled),
+        + candidate_flags(models),
         "date": time.strftime("%Y-%m-%d"),
         "photos": len(photos),
         "variants": results,

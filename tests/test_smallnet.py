@@ -5,6 +5,7 @@ These need torch (the train extra) and are skipped without it.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,18 @@ import numpy as np
 import pytest
 
 from vision.onnx_session import cpu_session
-from vision.smallnet import CHECKPOINT, Checkpoint, as_batch, export_onnx, fit, from_onnx, predict, small_cnn
+from vision.smallnet import (
+    CHECKPOINT,
+    Checkpoint,
+    as_batch,
+    continued_from,
+    described,
+    export_onnx,
+    fit,
+    from_onnx,
+    predict,
+    small_cnn,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -92,3 +104,12 @@ def test_a_network_rebuilt_from_its_export_computes_what_the_export_does(tmp_pat
     assert np.allclose(in_training, exported, atol=1e-3)  # the batch is the calibration: its statistics
     with pytest.raises(ValueError, match="layer"):
         from_onnx(path, lambda: small_cnn((4, 16, 8), 3), images)
+    continued = continued_from(path, lambda: small_cnn((4, 8, 8), 3), images, seed=0)()  # as the trainers go on
+    assert np.allclose(predict(continued, images), exported, atol=1e-4)
+
+
+def test_a_model_file_is_described_by_its_path_and_digest(tmp_path):
+    path = tmp_path / "model.onnx"
+    path.write_bytes(b"weights")
+    assert described(path) == f"{path}, sha256 {hashlib.sha256(b'weights').hexdigest()[:16]}"
+    assert described(path, "models/x.onnx").startswith("models/x.onnx, sha256 ")

@@ -5,6 +5,8 @@ extra); run time reads the ONNX.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -293,3 +295,21 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
         norm.weight.data = torch.sqrt(var + norm.eps)
         norm.bias.data = mean.clone()
     return model
+
+
+CALIBRATION = 2048
+"""Training images whose statistics set the batch norms of a network rebuilt from its export."""
+
+
+def continued_from(path: Path, build: Callable[[], Any], images_uint8: np.ndarray, seed: int) -> Callable[[], Any]:
+    """A builder of ``build()``'s network with the weights of the export at ``path`` (``from_onnx``), its
+    batch norms calibrated on CALIBRATION of ``images_uint8`` drawn with ``seed``: for ``fit`` to go on
+    training a bundled model."""
+    calibration = images_uint8[np.random.default_rng(seed).permutation(len(images_uint8))[:CALIBRATION]]
+    return functools.partial(from_onnx, path, build, calibration)
+
+
+def described(path: Path, shown: str | None = None) -> str:
+    """``PATH, sha256 DIGEST`` (its first 16 hex digits; ``shown`` in place of the path): which model
+    file a card means."""
+    return f"{shown or path}, sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"

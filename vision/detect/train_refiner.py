@@ -195,15 +195,13 @@ def real_boxes(averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
 def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, find, train, export, and write the card; ``resume``: go on from the epochs an
     unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
-    import hashlib
-
     from vision.data.real import real_root
     from vision.pipeline import DETECTOR
 
     checkpoint = Checkpoint.beside(out_dir, resume)
 
     start = time.perf_counter()
-    digest = hashlib.sha256(DETECTOR.read_bytes()).hexdigest()[:16]
+    boxes_from = smallnet.described(DETECTOR, "models/tile-detector/model.onnx")
     crops, offsets = synthetic_boxes(recipe)
     held, used = held_out(len(crops), recipe.seed)
     model = train(crops[used], offsets[used], recipe, checkpoint)
@@ -225,7 +223,7 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
             f"{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training): the bundled detector's boxes "
             f"(confidence >= {PROPOSAL_CONFIDENCE}), loosened and overrun true tiles, tiles cut by the frame as found"
         ),
-        "boxes_from": f"models/tile-detector/model.onnx, sha256 {digest}",
+        "boxes_from": boxes_from,
         "training_seconds": round(seconds),
         "metrics": metrics,
         "real_photos_used": "for measuring only (the detector's boxes on ../shared/real), never for training",

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import multiprocessing
 import time
@@ -85,8 +84,6 @@ show standing tiles' faces as plainly as lying ones' (karthikVenkataramana's rob
 benchmarks/box_labelled.py)."""
 BRIGHT_SCENE = dataclasses.replace(FULL, bright_sets=1.0, printed_backs=1.0)
 """The options of ``VerifierRecipe.bright_scenes``."""
-CALIBRATION = 2048
-"""Crops that set the batch norms of a verifier rebuilt from its export (``vision.smallnet.from_onnx``)."""
 
 
 def rectangle(centre: np.ndarray, along: np.ndarray, length: float, width: float) -> np.ndarray:
@@ -216,8 +213,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpo
 
     build = functools.partial(build_model, recipe.widths)
     if recipe.start_from:
-        calibration = crops[np.random.default_rng(recipe.seed).permutation(len(crops))[:CALIBRATION]]
-        build = functools.partial(smallnet.from_onnx, Path(recipe.start_from), build, calibration)
+        build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
         build, crops, torch.from_numpy(labels).float(), loss,
         lambda batch, generator: photometric(flips(batch, generator), generator),
@@ -255,17 +251,11 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(crops), np.array(labels, np.int64)
 
 
-def detector_digest(detector: str = "") -> str:
-    """Which detector proposed the boxes (the verifier learns its mistakes); empty: the bundled one."""
-    from vision.pipeline import DETECTOR
-
-    return hashlib.sha256((Path(detector) if detector else DETECTOR).read_bytes()).hexdigest()
-
-
 def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, propose, train, export, and write the card; ``resume``: go on from the epochs an
     unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
     from vision.data.real import real_root
+    from vision.pipeline import DETECTOR
 
     for path, what in ((recipe.start_from, "verifier to start from"), (recipe.proposals_from, "detector")):
         if path and not Path(path).is_file():
@@ -298,8 +288,9 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
             "loosened true tiles" + (", boxes round face-down tiles" if recipe.face_down else "")
         ),
         "proposals_from": (
-            f"{recipe.proposals_from or 'models/tile-detector/model.onnx'}, "
-            f"sha256 {detector_digest(recipe.proposals_from)[:16]}"
+            smallnet.described(Path(recipe.proposals_from))
+            if recipe.proposals_from
+            else smallnet.described(DETECTOR, "models/tile-detector/model.onnx")
         ),
         "labels": f"tile: IoU >= {POSITIVE_IOU} with a face-up tile; not: IoU < {NEGATIVE_IOU}; between: left out",
         "training_seconds": round(seconds),
@@ -308,7 +299,6 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
         "trained_on": time.strftime("%Y-%m-%d"),
     }
     if recipe.start_from:
-        begun_with = Path(recipe.start_from)
-        card["started_from"] = f"{begun_with}, sha256 {hashlib.sha256(begun_with.read_bytes()).hexdigest()[:16]}"
+        card["started_from"] = smallnet.described(Path(recipe.start_from))
     (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card

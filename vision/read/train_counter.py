@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import multiprocessing
 import time
@@ -226,10 +225,6 @@ def synthetic_halves(
     return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
 
 
-CALIBRATION = 2048
-"""Training halves whose statistics set the batch norms of a counter rebuilt from its export."""
-
-
 def build_model(outputs: int = COUNTS, widths: tuple[int, ...] = CounterRecipe.widths) -> Any:
     return small_cnn(widths, outputs)
 
@@ -250,8 +245,7 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpo
     outputs = COUNTS + 1 if recipe.cut_tiles else COUNTS
     model = functools.partial(build_model, outputs, recipe.widths)
     if recipe.start_from:
-        fresh, calibration = model, halves[np.random.default_rng(recipe.seed).permutation(len(halves))[:CALIBRATION]]
-        model = functools.partial(smallnet.from_onnx, Path(recipe.start_from), fresh, calibration)
+        model = smallnet.continued_from(Path(recipe.start_from), model, halves, recipe.seed)
     return fit(
         model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
@@ -273,7 +267,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         begun_with = Path(recipe.start_from)
         if not begun_with.is_file():
             raise FileNotFoundError(f"no counter to start from at {begun_with}")
-        started_from = f"{begun_with}, sha256 {hashlib.sha256(begun_with.read_bytes()).hexdigest()[:16]}"
+        started_from = smallnet.described(begun_with)
     start = time.perf_counter()
     halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe)
     extras = (
