@@ -235,3 +235,25 @@ def test_a_printed_back_carries_ink_a_plain_back_has_none_of():
     bare, _ = render_back(dataclasses.replace(style, back_print=""), 200, random.Random(0))
     inked = np.abs(printed.astype(int) - bare.astype(int)).sum(axis=2) > 60
     assert 0.03 < inked.mean() < 0.4
+
+
+def test_short_brands_are_printed_large_across_the_short_side_long_ones_mostly_along():
+    """Real sets print a short brand upright across the back ("RO" over an arched bar of stars, read as
+    0-1 and 0-2 in ../shared/real): its ink spans most of the short side and little of the long one."""
+    style = make_scene("hand", 0, SceneOptions(bright_sets=0.0, printed_backs=1.0)).style
+    style = dataclasses.replace(style, back=(200, 235, 245), back_ink=(80, 40, 30))
+
+    def inked_extent(brand: str, across: bool) -> tuple[float, float]:
+        lettered = dataclasses.replace(style, back_print=brand, back_across=across)
+        printed, _ = render_back(lettered, 240, random.Random(0))
+        bare, _ = render_back(dataclasses.replace(style, back_print=""), 240, random.Random(0))
+        rows, columns = np.nonzero(np.abs(printed.astype(int) - bare.astype(int)).sum(axis=2) > 60)
+        return (rows.max() - rows.min()) / 120, (columns.max() - columns.min()) / 240
+
+    across_short, across_long = inked_extent("RO", across=True)
+    along_short, along_long = inked_extent("CLUB", across=False)
+    assert across_short > 0.7 and across_long < 0.45
+    assert along_long > 0.6 and along_short < 0.6
+    scenes = [make_scene("hand", seed, SceneOptions(printed_backs=1.0)).style for seed in range(40)]
+    assert all(scene.back_across for scene in scenes if len(scene.back_print) <= 3)
+    assert any(not scene.back_across for scene in scenes)

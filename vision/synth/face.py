@@ -77,24 +77,67 @@ def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.nd
     radius = round(height * style.corner_radius)
     back = _body(style.back, width, height, rng)
     if style.back_print:
-        _print(back, style.back_print, style.back_ink)
+        _print(back, style.back_print, style.back_ink, style.back_across)
+        # The renderer lays every texture on as seen in a mirror (vision.synth.render.Box.faces: u x v
+        # is the outward normal); pips do not show it, letters would read backwards.
+        back = cv2.flip(back, 0)
     return back, _rounded_mask(width, height, radius)
 
 
-def _print(back: np.ndarray, text: str, ink: Colour) -> None:
-    """A brand's letters across the middle of a back, with a row of dots under them (no random draws:
-    every back of a set is printed alike)."""
+def _print(back: np.ndarray, text: str, ink: Colour, across: bool = False) -> None:
+    """A brand's letters on a back (no random draws: every back of a set is printed alike): along the
+    long side with a row of dots under them, or across the short side, large and bold, over an arched
+    bar set with small gold stars, as real sets print them."""
     height, width = back.shape[:2]
+    # Drawn upright on a canvas of its own, then turned to lie along or across the tile.
+    canvas_size = (width, height) if across else (height, width)
+    alpha = np.zeros(canvas_size, np.uint8)
+    stars = np.zeros(canvas_size, np.uint8)
+    if across:
+        _letters_over_bar(alpha, stars, text)
+    else:
+        _letters_over_dots(alpha, text)
+    if across:
+        alpha, stars = cv2.rotate(alpha, cv2.ROTATE_90_CLOCKWISE), cv2.rotate(stars, cv2.ROTATE_90_CLOCKWISE)
+    gold = (0, 180, 230) if ink != (0, 190, 240) else (235, 235, 235)
+    for layer, colour in ((alpha, ink), (stars, gold)):
+        weight = layer.astype(np.float32)[:, :, None] / 255
+        back[:] = (back * (1 - weight) + np.float32(colour) * weight).astype(np.uint8)
+
+
+def _letters_over_dots(alpha: np.ndarray, text: str) -> None:
+    height, width = alpha.shape
     font = cv2.FONT_HERSHEY_DUPLEX
     (text_width, text_height), _ = cv2.getTextSize(text, font, 1.0, 2)
     scale = min(0.8 * width / text_width, 0.45 * height / text_height)
     weight = max(1, round(scale * 2))
     (text_width, text_height), _ = cv2.getTextSize(text, font, scale, weight)
     origin = ((width - text_width) // 2, (height + text_height) // 2 - round(0.08 * height))
-    cv2.putText(back, text, origin, font, scale, ink, weight, cv2.LINE_AA)
+    cv2.putText(alpha, text, origin, font, scale, 255, weight, cv2.LINE_AA)
     dot_y = origin[1] + round(0.15 * height)
     for x in np.linspace(0.3, 0.7, 5) * width:
-        cv2.circle(back, (round(x), dot_y), max(1, round(0.025 * height)), ink, -1, cv2.LINE_AA)
+        cv2.circle(alpha, (round(x), dot_y), max(1, round(0.025 * height)), 255, -1, cv2.LINE_AA)
+
+
+def _letters_over_bar(alpha: np.ndarray, stars: np.ndarray, text: str) -> None:
+    """Upright letters filling most of the short side, a little above the middle, and under them a
+    shallow arch drawn as a thick bar with five small stars in it."""
+    height, width = alpha.shape  # portrait: width is the tile's short side
+    font = cv2.FONT_HERSHEY_DUPLEX
+    (text_width, text_height), _ = cv2.getTextSize(text, font, 1.0, 3)
+    scale = min(0.85 * width / text_width, 0.24 * height / text_height)
+    weight = max(2, round(scale * 4))
+    (text_width, text_height), _ = cv2.getTextSize(text, font, scale, weight)
+    origin = ((width - text_width) // 2, round(0.5 * height))
+    cv2.putText(alpha, text, origin, font, scale, 255, weight, cv2.LINE_AA)
+    bar_y, bar_half = origin[1] + round(0.09 * height), round(0.42 * width)
+    sag = round(0.012 * height)
+    centre = (width // 2, bar_y - sag)
+    cv2.ellipse(alpha, centre, (bar_half, 2 * sag), 0, 20, 160, 255, max(2, round(0.035 * height)), cv2.LINE_AA)
+    for angle in np.linspace(40, 140, 5):
+        x = centre[0] + bar_half * math.cos(math.radians(angle))
+        y = centre[1] + 2 * sag * math.sin(math.radians(angle))
+        cv2.circle(stars, (round(x), round(y)), max(1, round(0.012 * height)), 255, -1, cv2.LINE_AA)
 
 
 def _body(colour: Colour, width: int, height: int, rng: random.Random) -> np.ndarray:

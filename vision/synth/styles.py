@@ -67,6 +67,9 @@ class TileStyle:
     back_print: str = ""
     """What the maker prints on every back (a brand's letters), in ``back_ink``; empty: a plain back."""
     back_ink: Colour = (25, 25, 25)
+    back_across: bool = False
+    """The letters run across the short side, large and bold over an arched bar of small stars (as on
+    the real "RO" set in ../shared/real, whose backs were read as 0-1 and 0-2); else along the long side."""
 
     def pip_colour(self, count: int) -> Colour:
         if self.pips == "colour":
@@ -166,7 +169,9 @@ def maker_extras(style: TileStyle, looks: random.Random, bright_sets: float, pri
         style = replace(style, body=body, pips="tint", tint=tint, divider=divider, back=body)
     if printed:
         ink = (25, 25, 25) if luminance(style.back) > 110 else looks.choice(((235, 235, 235), (0, 190, 240)))
-        style = replace(style, back_print=looks.choice(BRANDS), back_ink=ink)
+        brand = looks.choice(BRANDS)
+        across = len(brand) <= 3 or looks.random() < 0.3
+        style = replace(style, back_print=brand, back_ink=ink, back_across=across)
     return style
 
 
