@@ -93,13 +93,15 @@ def misfits(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
     return departures
 
 
-def relative_areas(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
-    """Each quad's area on the plane over the median quad's: near 1 for the faces of one set's
-    tiles, about a half or less for a box over part of a tile or a tile mostly beyond the frame."""
+def relative_areas(plane: TablePlane, corners: Sequence[np.ndarray], among: np.ndarray | None = None) -> np.ndarray:
+    """Each quad's area on the plane over the median quad's (of those ``among`` says, a bool mask;
+    None: all): near 1 for the faces of one set's tiles, about a half or less for a box over part of
+    a tile or a tile mostly beyond the frame."""
     if len(corners) == 0:
         return np.zeros(0)
     areas = _areas(_through(plane.to_plane, np.asarray(corners, np.float64)))
-    relative: np.ndarray = areas / max(float(np.median(areas)), 1e-12)
+    reference = areas if among is None or not among.any() else areas[among]
+    relative: np.ndarray = areas / max(float(np.median(reference)), 1e-12)
     return relative
 
 

@@ -153,6 +153,31 @@ def test_tiles_are_alike_in_size_on_the_plane_however_far_they_lie():
     assert relative_areas(plane, []).shape == (0,)
 
 
+def test_boxes_reaching_beyond_the_frame_tell_nothing_of_the_plane():
+    """A close-up: a whole tile in the middle, its neighbours' boxes reaching beyond the frame (the
+    refiner's guess at where they end, parts of them): given the frame, only whole boxes fit the plane
+    and set the median, and with fewer than three of them no box is judged odd."""
+    from vision.pipeline import odd_shaped
+
+    # a real close-up (benchmarks/close_up.py, a 635 x 846 window): the tile, a small box over part of
+    # a neighbour's end, and a neighbour's box past the top edge
+    corners = [
+        np.array([[153.1, 780.5], [484.7, 714.2], [426.6, 188.1], [211.6, 177.8]]),
+        np.array([[395.8, 144.1], [441.9, 147.7], [449.2, 101.7], [407.8, 95.9]]),
+        np.array([[10.6, 176.7], [240.7, 173.3], [240.9, 10.8], [55.9, -2.3]]),
+    ]
+    assert odd_shaped(corners, 0.2, 0.3) == [False, True, True]  # fitted to all (the tile itself at the bound) ...
+    assert odd_shaped(corners, 0.2, 0.3, frame=(635, 846)) == [False] * 3  # ... two whole boxes: no plane
+    beyond = [
+        np.array([[-90, 40], [-90, 200], [60, 230], [60, 10]], float),  # skewed guesses past the left edge
+        np.array([[1500, 200], [1500, 420], [1700, 440], [1700, 180]], float),  # ... and past the right
+    ]
+    # with enough whole tiles the plane is theirs: the guesses beyond the frame are judged, not judges
+    photo = photographed(tiles_on_table(6), camera(20))
+    judged = odd_shaped([*photo, *beyond], 0.2, 0.3, frame=(1600, 1200))
+    assert judged[:6] == [False] * 6
+
+
 def test_the_pipeline_leaves_out_boxes_over_part_of_a_tile():
     from vision.pipeline import odd_shaped
 

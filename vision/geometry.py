@@ -95,13 +95,20 @@ def halves_in_frame(corners: np.ndarray, width: int, height: int, share: float =
     return all(share_in_frame(half, width, height) >= share for half in halves_of(corners))
 
 
+def wholly_in_frame(corners: Sequence[np.ndarray] | np.ndarray, width: int, height: int) -> np.ndarray:
+    """``(n,)`` bool: which quads have every corner inside a ``width`` x ``height`` photo."""
+    quads = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2)
+    x, y = quads[..., 0], quads[..., 1]
+    inside: np.ndarray = (quads.min(axis=(1, 2)) >= 0) & (x <= width).all(axis=1) & (y <= height).all(axis=1)
+    return inside
+
+
 def halves_in_frame_each(
     corners: Sequence[np.ndarray], width: int, height: int, share: float = HALF_IN_FRAME
 ) -> np.ndarray:
     """``(n,)`` bool: ``halves_in_frame`` for each tile, those wholly inside (most) told in one go."""
     quads = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2)
-    x, y = quads[..., 0], quads[..., 1]
-    inside = (quads.min(axis=(1, 2)) >= 0) & (x <= width).all(axis=1) & (y <= height).all(axis=1)
+    inside = wholly_in_frame(quads, width, height)
     for tile in np.flatnonzero(~inside):
         inside[tile] = halves_in_frame(quads[tile], width, height, share)
     return inside

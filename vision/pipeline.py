@@ -35,7 +35,7 @@ from vision.detect.refine import BoxRefiner
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
-from vision.geometry import HALF_IN_FRAME, points_in_quads
+from vision.geometry import HALF_IN_FRAME, points_in_quads, wholly_in_frame
 from vision.read.pip_reader import READ_IN_FRAME, PipReader
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -363,7 +363,7 @@ class HandScorer:
             corners, scores, proposals = self.square_on_again(image_bgr, corners, scores, proposals)
         detected = time.perf_counter()
         readings = self.reader.read(image_bgr, corners, self.highest)
-        odd = odd_shaped(corners, self.odd_shape, self.smallest_box)
+        odd = odd_shaped(corners, self.odd_shape, self.smallest_box, frame=(image_bgr.shape[1], image_bgr.shape[0]))
         posed = seen_in_other_pose(corners, proposals, self.other_pose)
         left_out = [shape or pose for shape, pose in zip(odd, posed, strict=True)]
         done = time.perf_counter()
@@ -395,13 +395,23 @@ def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: f
 
 
 def odd_shaped(
-    corners: list[np.ndarray], bound: float | None = ODD_SHAPE, smallest: float | None = SMALLEST_BOX
+    corners: list[np.ndarray],
+    bound: float | None = ODD_SHAPE,
+    smallest: float | None = SMALLEST_BOX,
+    frame: tuple[int, int] | None = None,
 ) -> list[bool]:
     """Which boxes the table's plane, fitted to all of them, cannot make 2:1 rectangles within
     ``bound``, or makes smaller than ``smallest`` of the median box (None: no such test; too few
     boxes to fit a plane: none). Where every box passes as the photo shows them, none is odd and
-    no plane is fitted (most photos taken from above)."""
-    if len(corners) < LEAST_TILES:
+    no plane is fitted (most photos taken from above).
+
+    Given the photo's ``frame`` (width, height), the plane and the median are those of the boxes
+    wholly inside it: a box reaching beyond the frame is a guess at a tile cut by it (or the part
+    inside), no evidence of the plane; in a close-up, where the tile held up fills the frame and
+    its neighbours are mostly beyond it, they made the whole tile in the middle look odd
+    (benchmarks/close_up.py)."""
+    whole = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)
+    if whole.sum() < LEAST_TILES:
         return [False] * len(corners)
 
     def odd_on(plane: TablePlane) -> np.ndarray:
@@ -409,12 +419,12 @@ def odd_shaped(
         if bound is not None:
             odd |= misfits(plane, corners) > bound
         if smallest is not None:
-            odd |= relative_areas(plane, corners) < smallest
+            odd |= relative_areas(plane, corners, among=whole) < smallest
         return odd
 
     if not odd_on(AS_SEEN).any():
         return [False] * len(corners)
-    plane = table_plane(corners)
+    plane = table_plane([quad for quad, inside in zip(corners, whole, strict=True) if inside])
     if plane is None:
         return [False] * len(corners)
     return [bool(odd) for odd in odd_on(plane)]
