@@ -95,10 +95,9 @@ def _print(back: np.ndarray, text: str, ink: Colour, across: bool = False) -> No
     stars = np.zeros(canvas_size, np.uint8)
     if across:
         _letters_over_bar(alpha, stars, text)
+        alpha, stars = cv2.rotate(alpha, cv2.ROTATE_90_CLOCKWISE), cv2.rotate(stars, cv2.ROTATE_90_CLOCKWISE)
     else:
         _letters_over_dots(alpha, text)
-    if across:
-        alpha, stars = cv2.rotate(alpha, cv2.ROTATE_90_CLOCKWISE), cv2.rotate(stars, cv2.ROTATE_90_CLOCKWISE)
     gold = (0, 180, 230) if ink != (0, 190, 240) else (235, 235, 235)
     for layer, colour in ((alpha, ink), (stars, gold)):
         weight = layer.astype(np.float32)[:, :, None] / 255
