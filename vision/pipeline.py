@@ -400,7 +400,7 @@ def odd_shaped(
     smallest: float | None = SMALLEST_BOX,
     frame: tuple[int, int] | None = None,
 ) -> list[bool]:
-    """Which boxes the table's plane, fitted to all of them, cannot make 2:1 rectangles within
+    """Which boxes the table's plane, fitted to them (see ``frame``), cannot make 2:1 rectangles within
     ``bound``, or makes smaller than ``smallest`` of the median box (None: no such test; too few
     boxes to fit a plane: none). Where every box passes as the photo shows them, none is odd and
     no plane is fitted (most photos taken from above).

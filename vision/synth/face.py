@@ -14,9 +14,11 @@ import cv2
 import numpy as np
 
 from vision.synth.pips import EDGE, layout, pip_radius
-from vision.synth.styles import Colour, TileStyle
+from vision.synth.styles import GOLD_INK, WHITE_INK, Colour, TileStyle
 
 SHIFT = 4  # sub-pixel drawing: cv2 coordinates in 1/16 px
+STAR_GOLD: Colour = (0, 180, 230)
+"""The small stars on the bar of a back printed across."""
 
 
 def _fixed(point: tuple[float, float]) -> tuple[int, int]:
@@ -89,17 +91,19 @@ def _print(back: np.ndarray, text: str, ink: Colour, across: bool = False) -> No
     long side with a row of dots under them, or across the short side, large and bold, over an arched
     bar set with small gold stars, as real sets print them."""
     height, width = back.shape[:2]
-    # Drawn upright on a canvas of its own, then turned to lie along or across the tile.
-    canvas_size = (width, height) if across else (height, width)
-    alpha = np.zeros(canvas_size, np.uint8)
-    stars = np.zeros(canvas_size, np.uint8)
-    if across:
+    if across:  # drawn upright on a canvas of its own, then turned to lie across the tile
+        alpha, stars = np.zeros((width, height), np.uint8), np.zeros((width, height), np.uint8)
         _letters_over_bar(alpha, stars, text)
-        alpha, stars = cv2.rotate(alpha, cv2.ROTATE_90_CLOCKWISE), cv2.rotate(stars, cv2.ROTATE_90_CLOCKWISE)
+        star_colour = STAR_GOLD if ink != GOLD_INK else WHITE_INK  # gold letters: white stars
+        layers = [
+            (cv2.rotate(alpha, cv2.ROTATE_90_CLOCKWISE), ink),
+            (cv2.rotate(stars, cv2.ROTATE_90_CLOCKWISE), star_colour),
+        ]
     else:
+        alpha = np.zeros((height, width), np.uint8)
         _letters_over_dots(alpha, text)
-    gold = (0, 180, 230) if ink != (0, 190, 240) else (235, 235, 235)
-    for layer, colour in ((alpha, ink), (stars, gold)):
+        layers = [(alpha, ink)]
+    for layer, colour in layers:
         weight = layer.astype(np.float32)[:, :, None] / 255
         back[:] = (back * (1 - weight) + np.float32(colour) * weight).astype(np.uint8)
 

@@ -147,6 +147,9 @@ PRINTED_BACKS = 0.3
 """Share of sets with letters printed on their backs (``SceneOptions.printed_backs``): a real set's
 backs with a brand's letters and dots were read as 0-1 tiles (TAK1EDD1NE's Roboflow photo of them
 in ../shared/real)."""
+WHITE_INK: Colour = (235, 235, 235)
+GOLD_INK: Colour = (0, 190, 240)
+"""The inks of a printed back on a dark body (on a light one: near black)."""
 BRANDS = ("RO", "DOMINO", "PUREMCO", "CARDINAL", "D6", "MT", "DOMINOES", "CLUB")
 
 
@@ -168,7 +171,7 @@ def maker_extras(style: TileStyle, looks: random.Random, bright_sets: float, pri
         divider = tint if looks.random() < 0.6 else (30, 30, 30)
         style = replace(style, body=body, pips="tint", tint=tint, divider=divider, back=body)
     if printed:
-        ink = (25, 25, 25) if luminance(style.back) > 110 else looks.choice(((235, 235, 235), (0, 190, 240)))
+        ink = (25, 25, 25) if luminance(style.back) > 110 else looks.choice((WHITE_INK, GOLD_INK))
         brand = looks.choice(BRANDS)
         across = len(brand) <= 3 or looks.random() < 0.3
         style = replace(style, back_print=brand, back_ink=ink, back_across=across)
