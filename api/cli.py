@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
         "VerifierRecipe.bright_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--back-scenes", type=int, default=0,
+        help="pips: extra scenes with printed backs face down, taught as no count (CounterRecipe.back_scenes)",
+    )  # fmt: skip
+    train.add_argument(
         "--max-lr", type=float, default=None,
         help="pips, verifier: the one-cycle schedule's peak learning rate (default 0.003)",
     )  # fmt: skip
@@ -483,6 +487,8 @@ def channel_widths(text: str) -> tuple[int, ...]:
 def run_train(args: argparse.Namespace) -> int:
     if args.bright_scenes < 0:
         raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
+    if args.back_scenes < 0:
+        raise UsageError(f"--back-scenes is a number of scenes, 0 or more (got {args.back_scenes})")
     if args.max_lr is not None and not 0 < args.max_lr <= 1:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
@@ -520,6 +526,7 @@ def run_train(args: argparse.Namespace) -> int:
             least_count=args.least_count,
             widths=args.widths or CounterRecipe.widths,
             bright_scenes=args.bright_scenes,
+            back_scenes=args.back_scenes,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,
         )

@@ -8,7 +8,8 @@ face-up tile, or over a standing or face-down one (``extra``); a tile the label 
 of the total (a half beyond the frame) that was counted (``counted_though_cut``); a counted
 tile found but left out as uncertain (``uncertain``); a counted tile read wrong and counted
 (``misread``). A photo may have several. ``hubcam eval`` says which stage failed first; this
-says what to work on. Writes ``benchmarks/results/failures-<set>.json`` and ``.md``.
+says what to work on. Writes ``benchmarks/results/failures-<set>.json`` and ``.md`` (or ``--name``'s);
+``--detector``, ``--counter``, ``--verifier``: a candidate model in the bundled one's place.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
@@ -74,11 +76,14 @@ def main() -> None:
     parser.add_argument("--set", type=Path, default=Path("out/synth/eval-hand-v10"))
     parser.add_argument("--images", type=int, default=200)
     parser.add_argument("--real", action="store_true", help="the labelled real photos instead of --set")
+    parser.add_argument("--name", default=None, help="the report's name in benchmarks/results (a candidate's own)")
+    add_model_arguments(parser)
     args = parser.parse_args()
+    models = chosen_models(args)
     labels = pip_labelled() if args.real else load_folder(args.set)[: args.images]
     name = "real" if args.real else args.set.name
-    source = "--real" if args.real else f"--set {args.set} --images {args.images}"
-    scorer = HandScorer()
+    source = ("--real" if args.real else f"--set {args.set} --images {args.images}") + candidate_flags(models)
+    scorer = HandScorer(**models)
     photos: list[dict[str, Any]] = []
     for label, image in tqdm(iter_images(labels), total=len(labels), desc="scoring", unit="photo"):
         prediction = scorer(image)
@@ -112,7 +117,7 @@ def main() -> None:
             for photo in photos
         ),
     ]
-    write_report(f"failures-{name}", report, lines)
+    write_report(args.name or f"failures-{name}", report, lines)
 
 
 def describe(tiles: list[dict[str, Any]]) -> str:

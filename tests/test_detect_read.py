@@ -327,6 +327,19 @@ def test_cut_tiles_are_taught_only_when_asked():
     assert not (counts == CUT).any() and len(halves) == len(counts) and counts.max() <= 18
 
 
+def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
+    from vision.read.train_counter import BACK, BACK_SCENE, HalvesJob, scene_halves
+    from vision.synth.scene import make_scene
+
+    seed = next(seed for seed in range(100) if make_scene("hand", seed, BACK_SCENE).style.back_print)
+    scene = make_scene("hand", seed, BACK_SCENE)
+    assert any(tile.pose == "face_down" for tile in scene.tiles)
+    halves, counts = scene_halves(HalvesJob(seed, BACK_SCENE, backs=True))
+    assert (counts == BACK).any() and len(halves) == len(counts)  # those the bundled counter reads blank: left out
+    face_up = scene_halves(HalvesJob(seed, BACK_SCENE))[1]  # not asked: the face-up halves alone
+    assert not (face_up == BACK).any() and len(face_up) == (counts != BACK).sum()
+
+
 def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
     from vision.read.train_counter import CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL

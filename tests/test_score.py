@@ -258,6 +258,28 @@ def test_tiles_longer_for_their_width_than_a_face_are_looked_at_square_on(
     assert len(seen) == looks
 
 
+def test_the_slant_is_judged_by_the_boxes_whose_pips_were_read_surely(photo, monkeypatch):
+    """Boxes over no tile come in every size: only those read surely say whether the photo is slanted."""
+    import dataclasses
+
+    from vision import pipeline
+
+    path, _ = photo
+    image = cv2.imread(str(path))
+    scorer = pipeline.HandScorer()
+    read = scorer.reader.read
+
+    def first_refused(image_bgr, corners, highest=None):
+        readings = read(image_bgr, corners, highest)
+        return [dataclasses.replace(readings[0], uncertain=True), *readings[1:]]
+
+    judged = []
+    monkeypatch.setattr(scorer.reader, "read", first_refused)
+    monkeypatch.setattr(pipeline, "size_spread", lambda corners: judged.append(len(corners)) or 1.0)
+    found = scorer(image)
+    assert len(found.tiles) >= 3 and judged == [len(found.tiles) - 1]
+
+
 def test_a_tile_is_read_only_with_the_share_of_each_half_inside_the_photo_asked(photo):
     """The same box near the frame's edge is read where the reader asks for a little less of each half
     inside the photo than lies there, and reported uncertain where it asks for a little more."""

@@ -15,6 +15,7 @@ import pytest
 from vision.onnx_session import cpu_session
 from vision.smallnet import (
     CHECKPOINT,
+    NEW_ANSWER,
     Checkpoint,
     as_batch,
     continued_from,
@@ -106,6 +107,10 @@ def test_a_network_rebuilt_from_its_export_computes_what_the_export_does(tmp_pat
         from_onnx(path, lambda: small_cnn((4, 16, 8), 3), images)
     continued = continued_from(path, lambda: small_cnn((4, 8, 8), 3), images, seed=0)()  # as the trainers go on
     assert np.allclose(predict(continued, images), exported, atol=1e-4)
+    grown = predict(from_onnx(path, lambda: small_cnn((4, 8, 8), 4), images), images)  # a new last answer
+    assert np.allclose(grown[:, :3], exported, atol=1e-4) and np.allclose(grown[:, 3], NEW_ANSWER)
+    with pytest.raises(ValueError, match="layer"):
+        from_onnx(path, lambda: small_cnn((4, 8, 8), 2), images)  # never shrunk
 
 
 def test_a_model_file_is_described_by_its_path_and_digest(tmp_path):

@@ -178,6 +178,19 @@ def test_boxes_reaching_beyond_the_frame_tell_nothing_of_the_plane():
     assert judged[:6] == [False] * 6
 
 
+def test_boxes_whose_pips_were_not_read_tell_nothing_of_the_plane():
+    """Boxes over no tile (the reader refuses them) come in every shape: as many skewed ones as tiles
+    bend the plane fitted to all until every box is odd; the tiles read surely fit it alone."""
+    from vision.pipeline import odd_shaped
+
+    tiles = tiles_on_table(8)
+    for index in (4, 5, 6, 7):
+        tiles[index] = tiles[index] @ np.array([[1, 0.5 + 0.1 * index], [0, 1]])
+    corners = photographed(tiles, camera(20))
+    assert odd_shaped(corners, 0.2) == [True] * 8
+    assert odd_shaped(corners, 0.2, read=[True] * 4 + [False] * 4) == [False] * 4 + [True] * 4
+
+
 def test_the_pipeline_leaves_out_boxes_over_part_of_a_tile():
     from vision.pipeline import odd_shaped
 

@@ -12,6 +12,7 @@ uncertain and left out of the total rather than guessed.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -298,20 +299,31 @@ class HandScorer:
         return list(corners), scores
 
     def square_on_again(
-        self, image_bgr: np.ndarray, corners: list[np.ndarray], scores: np.ndarray, proposals: Proposals
+        self,
+        image_bgr: np.ndarray,
+        corners: list[np.ndarray],
+        scores: np.ndarray,
+        proposals: Proposals,
+        judged_by: list[np.ndarray] | None = None,
     ) -> tuple[list[np.ndarray], np.ndarray, Proposals]:
         """Where the tiles found say the photo was taken at a slant (``SLANT``, ``SPREAD_SLANT``,
         ``FORESHORTENED``), find them again in the photo redrawn square-on, and again while the tiles
         found there say the view is still slanted (``SLANT_AGAIN``, ``FORESHORTENED``), up to
         ``SQUARE_ON_LOOKS`` views; their boxes are taken back to the photo and refined there (the
         refiner knows the photo's edge, not the redrawn view's), with what the last view's looks
-        proposed, taken back to the photo too. Otherwise the tiles as found."""
+        proposed, taken back to the photo too. Otherwise the tiles as found (the very lists given).
+
+        ``judged_by``: the boxes whose sizes and shapes tell the slant and fit the plane (default: all
+        of them). The pipeline gives those whose pips were read surely: boxes over no tile come in
+        every size, and a few over black leather's grain took a photo from above for a slanted one,
+        whose redrawn view lost a pink tile (Rakeduk's b4.jpg)."""
         assert self.slant is not None
-        spread = size_spread(corners)
-        foreshortened = self.looks_foreshortened(corners)
+        telling = corners if judged_by is None else judged_by
+        spread = size_spread(telling)
+        foreshortened = self.looks_foreshortened(telling)
         if spread <= self.slant and not foreshortened:
             return corners, scores, proposals  # most photos: no plane to fit
-        plane = table_plane(corners)
+        plane = table_plane(telling)
         spread_says = self.spread_slant is not None and spread > self.spread_slant
         if plane is None or (plane.slant <= self.slant and not spread_says and not foreshortened):
             return corners, scores, proposals
@@ -359,11 +371,20 @@ class HandScorer:
         corners, scores, proposals = self.find_tiles(image_bgr, view)
         if self.refiner is not None:
             corners, scores = self.refined(image_bgr, corners, scores)
-        if self.slant is not None:
-            corners, scores, proposals = self.square_on_again(image_bgr, corners, scores, proposals)
-        detected = time.perf_counter()
+        begun = time.perf_counter()
         readings = self.reader.read(image_bgr, corners, self.highest)
-        odd = odd_shaped(corners, self.odd_shape, self.smallest_box, frame=(image_bgr.shape[1], image_bgr.shape[0]))
+        spent_reading = time.perf_counter() - begun
+        if self.slant is not None:
+            sure = [quad for quad, read in zip(corners, readings, strict=True) if not read.uncertain]
+            looked = self.square_on_again(image_bgr, corners, scores, proposals, judged_by=sure)
+            if looked[0] is not corners:  # found again square-on: read again
+                corners, scores, proposals = looked
+                begun = time.perf_counter()
+                readings = self.reader.read(image_bgr, corners, self.highest)
+                spent_reading += time.perf_counter() - begun
+        detected = time.perf_counter() - spent_reading  # timed as if the tiles were all found, then read
+        frame, read = (image_bgr.shape[1], image_bgr.shape[0]), [not reading.uncertain for reading in readings]
+        odd = odd_shaped(corners, self.odd_shape, self.smallest_box, frame, read)
         posed = seen_in_other_pose(corners, proposals, self.other_pose)
         left_out = [shape or pose for shape, pose in zip(odd, posed, strict=True)]
         done = time.perf_counter()
@@ -399,6 +420,7 @@ def odd_shaped(
     bound: float | None = ODD_SHAPE,
     smallest: float | None = SMALLEST_BOX,
     frame: tuple[int, int] | None = None,
+    read: Sequence[bool] | None = None,
 ) -> list[bool]:
     """Which boxes the table's plane, fitted to them (see ``frame``), cannot make 2:1 rectangles within
     ``bound``, or makes smaller than ``smallest`` of the median box (None: no such test; too few
@@ -409,9 +431,13 @@ def odd_shaped(
     wholly inside it: a box reaching beyond the frame is a guess at a tile cut by it (or the part
     inside), no evidence of the plane; in a close-up, where the tile held up fills the frame and
     its neighbours are mostly beyond it, they made the whole tile in the middle look odd
-    (benchmarks/close_up.py)."""
-    whole = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)
-    if whole.sum() < LEAST_TILES:
+    (benchmarks/close_up.py). Given ``read`` (whether each box's pips were read surely), only the
+    boxes read so are evidence too: boxes over no tile, which the reader refuses, come in every shape
+    (on black leather, eight over its grain made a pink tile look odd: Rakeduk's b4.jpg)."""
+    evidence = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)
+    if read is not None:
+        evidence &= np.asarray(read, bool)
+    if evidence.sum() < LEAST_TILES:
         return [False] * len(corners)
 
     def odd_on(plane: TablePlane) -> np.ndarray:
@@ -419,12 +445,12 @@ def odd_shaped(
         if bound is not None:
             odd |= misfits(plane, corners) > bound
         if smallest is not None:
-            odd |= relative_areas(plane, corners, among=whole) < smallest
+            odd |= relative_areas(plane, corners, among=evidence) < smallest
         return odd
 
     if not odd_on(AS_SEEN).any():
         return [False] * len(corners)
-    plane = table_plane([quad for quad, inside in zip(corners, whole, strict=True) if inside])
+    plane = table_plane([quad for quad, telling in zip(corners, evidence, strict=True) if telling])
     if plane is None:
         return [False] * len(corners)
     return [bool(odd) for odd in odd_on(plane)]

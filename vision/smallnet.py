@@ -251,7 +251,10 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
     its running statistics are those of its input over ``calibration_uint8`` (``(n, H, W, 3)``
     training images) and its scale and shift undo them. So eval mode reproduces the export, and
     training mode, which normalises by each batch's own statistics, starts near it rather than from a
-    jolt. Raises ValueError naming the layer whose shape does not match."""
+    jolt. The last layer may have more outputs than the export (an answer the network is to learn
+    anew): the export's are copied and each new one starts from no weights and a bias of NEW_ANSWER,
+    so it is unlikely until it is learnt. Raises ValueError naming any other layer whose shape does not
+    match."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -267,6 +270,12 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
     for index, (layer, node) in enumerate(zip(layers, exported, strict=True)):
         for parameter, name in zip((layer.weight, layer.bias), node.input[1:3], strict=True):
             value = torch.from_numpy(weights[name].copy())
+            grown = index == len(layers) - 1 and value.shape[1:] == parameter.shape[1:] and len(value) < len(parameter)
+            if grown:
+                extra = torch.full(
+                    (len(parameter) - len(value), *value.shape[1:]), NEW_ANSWER if value.ndim == 1 else 0.0
+                )
+                value = torch.cat([value, extra.to(value.dtype)])
             if value.shape != parameter.shape:
                 shapes = f"{tuple(value.shape)}, the network's {tuple(parameter.shape)}"
                 raise ValueError(f"{path}: layer {index} ({name}) is {shapes}")
@@ -297,6 +306,9 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
     return model
 
 
+NEW_ANSWER = -4.0
+"""The bias a new output of a network rebuilt from its export starts from (``from_onnx``): its logit
+below the others', so that the answers learnt before keep their probabilities at first."""
 CALIBRATION = 2048
 """Training images whose statistics set the batch norms of a network rebuilt from its export."""
 

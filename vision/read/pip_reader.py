@@ -22,11 +22,11 @@ from vision.onnx_session import cpu_session
 from vision.read.halves import cut_halves
 
 COUNTS = max(SET_SIZES) + 1
-"""A half holds 0-18 pips. A counter may say one thing more, after the counts: that the half is of a
-tile cut by the frame (its box is then the part inside it, as the detector finds such tiles). That
-answer is never a count: its probability lowers the confidence of the count read, as an impossible
-count's does, so a tile the counter sees cut is reported uncertain. (The bundled counter has no
-such answer: see vision.read.train_counter.CounterRecipe.cut_tiles.)"""
+"""A half holds 0-18 pips. A counter may say one thing more, after the counts: that the half holds
+no count, being of a tile cut by the frame (its box is then the part inside it, as the detector
+finds such tiles) or of a printed back (vision.read.train_counter.CounterRecipe.cut_tiles,
+back_scenes). That answer is never a count: its probability lowers the confidence of the count
+read, as an impossible count's does, so such a tile is reported uncertain."""
 SURE = 0.9
 """A half read at least this confidently bounds the set from below."""
 MIN_CONFIDENCE = 0.4

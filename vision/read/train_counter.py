@@ -21,7 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision import smallnet
-from vision.data.labels import FACE_UP
+from vision.data.labels import FACE_DOWN, FACE_UP
 from vision.eval.metrics import polygon_iou
 from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
@@ -39,6 +39,9 @@ LOOSE_SHARE = 0.7
 CUT = COUNTS
 """The class of a half of a tile that cannot be read because the frame cuts it (see
 vision.read.pip_reader.COUNTS): the counter learns to say so rather than count what shows."""
+BACK = COUNTS
+"""The class of a half of a printed back (``CounterRecipe.back_scenes``): no face, so nothing to count.
+The same answer as CUT: either way the half holds no count, and the reader treats them alike."""
 LEAST_SHOWN = 0.2
 """A cut tile showing less of its face than this is left out of training."""
 SAME_HALF_IOU = 0.7
@@ -50,6 +53,11 @@ HIGH_SETS, HIGH_SEED_OFFSET = (15, 18), 7
 scenes are dealt from every set, and the worst read (synthetic hands: 16 and 17 pips 5 of 46)."""
 BRIGHT_SEED_OFFSET = 11
 """The seed offset of ``CounterRecipe.bright_scenes``, whose sets are all bright (saturated bodies)."""
+BACK_SEED_OFFSET = 13
+"""The seed offset of ``CounterRecipe.back_scenes``."""
+BACK_SCENE = dataclasses.replace(FULL, printed_backs=1.0, face_down_share=1.0, most_face_down=4)
+"""The options of ``CounterRecipe.back_scenes``: every set's backs printed, and one to four tiles face down
+in every hand."""
 
 
 @dataclass(frozen=True)
@@ -102,8 +110,16 @@ class CounterRecipe:
     """Extra scenes whose sets all have a saturated body and pips of one colour
     (``vision.synth.styles.BRIGHT_BODIES``; generator 11), which a counter taught only light and dark
     bodies read at 0.55 of halves right on their labelled corners."""
+    back_scenes: int = 0
+    """Extra scenes (``BACK_SCENE``) whose face-down tiles' printed backs are cut into halves as a face
+    is and taught as BACK (a 20th output), but for those the counter it starts from (else the bundled
+    one) reads blank (``read_blank``): the bundled detector takes some printed backs for faces
+    (generator 12's: a brand's letters over a bar and stars), and the verifier, at its 64 px, cannot
+    tell them from plain tiles without turning real blank ones away; at 48 px a half, letters are no
+    pips. Plain backs are not taught: read as blank halves they add nothing to a total."""
     start_from: str = ""
-    """A counter's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing."""
+    """A counter's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing;
+    one without the 20th output gains it (``vision.smallnet.from_onnx``'s ``grown``)."""
     widths: tuple[int, ...] = (16, 32, 64, 64)
     """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these). Tried
     once at (16, 16, 64, 64) with the bundled recipe for speed (32 halves in about 1.06 ms against
@@ -126,20 +142,28 @@ class HalvesJob:
     seed: int
     options: SceneOptions
     recipe: CounterRecipe = CounterRecipe()
+    backs: bool = False
+    """Teach the halves of printed backs too (as BACK)."""
 
 
 def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
     """The halves of one rendered hand scene's face-up tiles and their counts, as ``job.recipe``
     teaches them: with ``cut_tiles`` also a tile cut by the frame as the detector finds it
     (``as_found``), with CUT for its halves beyond the frame (else such tiles are left out); a share
-    ``overshoot`` of them ``overrun``; only the halves of at least ``least_count`` pips (CUT is never
-    below it), cut at ``half_px``."""
+    ``overshoot`` of them ``overrun``; with ``job.backs`` the halves of face-down tiles wholly in view
+    of a set with printed backs, as BACK, but for those read blank (``read_blank``); only the halves
+    of at least ``least_count`` pips (CUT and BACK are never below it), cut at ``half_px``."""
     seed, options, cut_tiles, overshoot = job.seed, job.options, job.recipe.cut_tiles, job.recipe.overshoot
     rng = np.random.default_rng(seed)
-    image, label = render(make_scene("hand", seed, options), (1280, 960), options)
+    scene = make_scene("hand", seed, options)
+    image, label = render(scene, (1280, 960), options)
     height, width = image.shape[:2]
     corners, counts = [], []
     for tile in label["tiles"]:
+        if job.backs and scene.style.back_print and tile["pose"] == FACE_DOWN and not tile["cut"]:
+            corners.append(loosen(np.array(tile["corners"], np.float32), rng))  # drawn only here: reproduces
+            counts += [BACK, BACK]
+            continue
         if tile["pose"] != FACE_UP or (tile["cut"] and not cut_tiles):
             continue
         quad = np.array(tile["corners"], np.float32)
@@ -151,8 +175,36 @@ def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
         corners.append(loosen(found, rng) if rng.random() < LOOSE_SHARE else found)
         counts += half_classes(quad, found, tile["pips"], width, height) if tile["unreadable"] else list(tile["pips"])
     halves, classes = cut_halves(image, corners, job.recipe.half_px), np.array(counts, dtype=np.int64)
+    if (classes == BACK).any() and not job.recipe.cut_tiles:
+        teacher = Path(job.recipe.start_from) if job.recipe.start_from else None
+        classes[(classes == BACK) & read_blank(halves, teacher)] = -1  # a bar or plain body: blank, costing nothing
     taught = classes >= max(job.recipe.least_count, 0)
     return halves[taught], classes[taught]
+
+
+_teachers: dict[Path, Any] = {}
+
+
+def read_blank(halves: np.ndarray, teacher: Path | None = None) -> np.ndarray:
+    """``(n,)`` bool: which halves the counter at ``teacher`` (None: the bundled one; loaded once per
+    worker process) reads as blank. A printed back's half holding only its bar and stars, or plain
+    body, reads so: a blank half with a divider and a brass pin looks the same, so teaching it BACK
+    taught real blank halves so too (a first try: 9 of the real blank halves, all Guix266's); read
+    as blank it adds nothing to a total anyway. The halves with letters, which it reads as pips, are
+    what must be taught."""
+    from vision.pipeline import COUNTER
+    from vision.read.pip_reader import PipReader
+
+    path = teacher or COUNTER
+    if len(halves) == 0:
+        return np.zeros(0, bool)
+    if path not in _teachers:
+        _teachers[path] = PipReader(path)
+    reader = _teachers[path]
+    if reader.half_px != halves.shape[1]:
+        raise ValueError(f"the counter at {path} reads {reader.half_px} px halves, not {halves.shape[1]}")
+    blank: np.ndarray = reader.probabilities(halves)[:, :COUNTS].argmax(axis=1) == 0
+    return blank
 
 
 def half_classes(corners: np.ndarray, found: np.ndarray, pips: list[int], width: int, height: int) -> list[int]:
@@ -214,12 +266,13 @@ def overrun(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def synthetic_halves(
-    scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL
+    scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL, backs: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The halves of ``scenes`` rendered scenes (seeds from ``seed``) as ``recipe`` teaches them."""
+    """The halves of ``scenes`` rendered scenes (seeds from ``seed``) as ``recipe`` teaches them
+    (``backs``: printed backs' too, ``HalvesJob.backs``)."""
     if scenes == 0:
         return np.zeros((0, recipe.half_px, recipe.half_px, 3), np.uint8), np.zeros(0, np.int64)
-    jobs = [HalvesJob(seed * 100_000 + index, options, recipe) for index in range(scenes)]
+    jobs = [HalvesJob(seed * 100_000 + index, options, recipe, backs) for index in range(scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         parts = list(tqdm(pool.imap(scene_halves, jobs, chunksize=8), total=scenes, desc="rendering", unit="scene"))
     return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
@@ -242,8 +295,7 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpo
         batch = (batch * (0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator))).clamp(0, 1)
         return glossy_patches(colour_casts(batch, generator, recipe.colour_cast), generator, recipe.glossy)
 
-    outputs = COUNTS + 1 if recipe.cut_tiles else COUNTS
-    model = functools.partial(build_model, outputs, recipe.widths)
+    model = functools.partial(build_model, outputs(recipe), recipe.widths)
     if recipe.start_from:
         model = smallnet.continued_from(Path(recipe.start_from), model, halves, recipe.seed)
     return fit(
@@ -252,9 +304,14 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpo
     )  # fmt: skip
 
 
+def outputs(recipe: CounterRecipe) -> int:
+    """The counts 0-18, and a 20th answer (CUT, BACK: no count) where the recipe teaches one."""
+    return COUNTS + 1 if recipe.cut_tiles or recipe.back_scenes else COUNTS
+
+
 def export_onnx(model: Any, path: Path, half_px: int = HALF_PX) -> Path:
     """ONNX with input ``halves`` ``(n, 3, half_px, half_px)`` float 0-1 BGR and output ``logits`` ``(n, 19)``
-    (counts 0-18; a 20th, CUT, with ``CounterRecipe.cut_tiles``)."""
+    (counts 0-18; a 20th, CUT or BACK, with ``CounterRecipe.cut_tiles`` or ``back_scenes``)."""
     return smallnet.export_onnx(model, path, "halves", half_px, half_px)
 
 
@@ -273,13 +330,17 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     extras = (
         (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(FULL, sets=HIGH_SETS)),
         (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(FULL, bright_sets=1.0)),
+        (recipe.back_scenes, BACK_SEED_OFFSET, BACK_SCENE),
     )
     for scenes, offset, options in extras:
         if scenes:
-            extra_halves, extra_counts = synthetic_halves(scenes, recipe.seed + offset, recipe, options)
+            backs = options is BACK_SCENE
+            extra_halves, extra_counts = synthetic_halves(scenes, recipe.seed + offset, recipe, options, backs)
             halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
     if len(halves) == 0:
-        raise ValueError("no halves to learn from: render some scenes (scenes, high_scenes or bright_scenes)")
+        raise ValueError(
+            "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes or back_scenes)"
+        )
     held, used = held_out(len(halves), recipe.seed)
     model = train(halves[used], counts[used], recipe, checkpoint)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -292,6 +353,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     }
     metrics.update(real_accuracy(model, recipe))
     task = "count the pips on one half (0-18)" + (", or say it is cut (19)" if recipe.cut_tiles else "")
+    task += ", or say it is a printed back's (19)" if recipe.back_scenes else ""
     if recipe.least_count:
         task += f"; taught only halves of {recipe.least_count} pips or more (a high counter)"
     card = {
@@ -305,7 +367,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         "data": (
             f"{len(halves)} halves from {recipe.scenes} synthetic hand scenes (seed {recipe.seed}), "
             f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}) "
-            f"and {recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
+            f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}) "
+            f"and {recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
             f"generator {GENERATOR_VERSION}"
         ),
         "training_seconds": round(seconds),

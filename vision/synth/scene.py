@@ -57,7 +57,11 @@ class SceneOptions:
     standing_share: float = 0.2
     """... standing tiles in this share of the hands ..."""
     most_standing: int = 3
-    """... up to this many (as many face-down ones in 0.3 of the hands, up to 3)."""
+    """... up to this many."""
+    face_down_share: float = 0.3
+    """Face-down tiles in this share of the hands ..."""
+    most_face_down: int = 3
+    """... up to this many."""
     sets: tuple[int, ...] = SET_SIZES
     """Which sets (highest doubles) scenes are dealt from."""
     makers_layouts: bool = True
@@ -382,7 +386,8 @@ def _add_distractors(
     scene: Scene, footprints: list[Any], pool: list[tuple[int, int]], rng: random.Random, options: SceneOptions
 ) -> None:
     length, width, thickness = scene.style.size_mm
-    extra = [(FACE_DOWN, (length, width))] * (rng.randint(1, 3) if rng.random() < 0.3 else 0)
+    face_down = rng.randint(1, options.most_face_down) if rng.random() < options.face_down_share else 0
+    extra = [(FACE_DOWN, (length, width))] * face_down
     standing = rng.randint(1, options.most_standing) if rng.random() < options.standing_share else 0
     extra += [(STANDING, (length, thickness))] * standing
     _, radius = scene.extent_mm()
