@@ -380,10 +380,13 @@ def test_the_set_is_the_smallest_that_holds_every_sure_count():
 
 
 def test_a_half_the_counter_sees_cut_makes_its_tile_uncertain(monkeypatch):
+    """A half the counter says holds no count (cut, or a printed back's) more likely than not is
+    refused; one it merely doubts is read among the counts alone."""
     from vision.read import pip_reader
 
     class Counter:
-        """Says 5 pips surely for a dark half, and mostly "cut" for a bright one (in every view)."""
+        """Says 5 pips surely for a dark half, mostly "cut" for a bright one, and for a grey one 5
+        with 0.35, 6 with 0.2 and "cut" with 0.45 (in every view)."""
 
         def __init__(self, path, what):
             pass
@@ -397,18 +400,22 @@ def test_a_half_the_counter_sees_cut_makes_its_tile_uncertain(monkeypatch):
         def run(self, names, feeds):
             logits = np.full((len(feeds["halves"]), 20), -20.0, np.float32)
             logits[:, 5] = 20.0
-            bright = feeds["halves"].mean(axis=(1, 2, 3)) > 0.5
+            level = feeds["halves"].mean(axis=(1, 2, 3))
+            bright, grey = level > 0.7, (level > 0.3) & (level < 0.7)
             logits[bright, 19], logits[bright, 5] = 20.0, 18.0
+            logits[grey, 5], logits[grey, 6], logits[grey, 19] = np.log([0.35, 0.2, 0.45]).astype(np.float32)
             return [logits]
 
     monkeypatch.setattr(pip_reader, "cpu_session", Counter)
     reader = pip_reader.PipReader(Path("counter.onnx"))
     tile = np.array([[10, 50], [10, 10], [90, 10], [90, 50]], np.float32)
-    image = np.zeros((100, 300, 3), np.uint8)
-    image[:, 150:] = 255  # where the second tile lies
-    whole, cut = reader.read(image, [tile, tile + np.float32([150, 0])])
+    image = np.zeros((100, 450, 3), np.uint8)
+    image[:, 150:300] = 255  # where the second tile lies
+    image[:, 300:] = 128  # ... and the third
+    whole, cut, doubted = reader.read(image, [tile, tile + np.float32([150, 0]), tile + np.float32([300, 0])])
     assert whole.pips == (5, 5) and not whole.uncertain
-    assert cut.pips == (5, 5) and cut.uncertain and max(cut.confidence) < 0.5
+    assert cut.pips == (5, 5) and cut.uncertain and max(cut.confidence) == 0.0
+    assert doubted.pips == (5, 5) and not doubted.uncertain and doubted.confidence[0] == pytest.approx(0.35 / 0.55)
 
 
 def test_symmetric_views_turn_and_mirror_each_half():
