@@ -62,7 +62,10 @@ tile cut by the frame the refiner has to guess where it ends beyond the edge, an
 (the share it gives is 0.03 too high on average over the validation hands' cut tiles). Chosen on
 the 400 synthetic validation hands by benchmarks/in_frame.py (the lowest share with the most exact
 totals: 385 at 0.85 and 0.87, 387 at 0.88-0.9, 386 at 0.92, 384 at 0.95); the real photos read
-the same at every share."""
+the same at every share. Run again in the twenty-sixth session on the generator-12 validation hands
+(benchmarks/results/in_frame.md), 0.92 came out one photo ahead (378 against 377 at 0.85-0.9), but
+the seed-7 and seed-10 hands lost two each there (186 against 188, 371 against 373; a scratch
+run), so 0.88 stays."""
 RECHECK = 0.9
 """A half read less confidently than this is read again as it looks turned round and mirrored
 (a half's pips are the same every way), and the readings are averaged: exact totals of the
