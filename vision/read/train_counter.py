@@ -119,7 +119,7 @@ class CounterRecipe:
     pips. Plain backs are not taught: read as blank halves they add nothing to a total."""
     start_from: str = ""
     """A counter's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing;
-    one without the 20th output gains it (``vision.smallnet.from_onnx``'s ``grown``)."""
+    one without the 20th output gains it (``vision.smallnet.from_onnx`` grows the last layer)."""
     widths: tuple[int, ...] = (16, 32, 64, 64)
     """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these). Tried
     once at (16, 16, 64, 64) with the bundled recipe for speed (32 halves in about 1.06 ms against
@@ -158,11 +158,12 @@ def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
     scene = make_scene("hand", seed, options)
     image, label = render(scene, (1280, 960), options)
     height, width = image.shape[:2]
-    corners, counts = [], []
+    corners, counts, backs = [], [], []
     for tile in label["tiles"]:
         if job.backs and scene.style.back_print and tile["pose"] == FACE_DOWN and not tile["cut"]:
             corners.append(loosen(np.array(tile["corners"], np.float32), rng))  # drawn only here: reproduces
             counts += [BACK, BACK]
+            backs += [True, True]
             continue
         if tile["pose"] != FACE_UP or (tile["cut"] and not cut_tiles):
             continue
@@ -174,10 +175,12 @@ def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
             found = overrun(found, rng)
         corners.append(loosen(found, rng) if rng.random() < LOOSE_SHARE else found)
         counts += half_classes(quad, found, tile["pips"], width, height) if tile["unreadable"] else list(tile["pips"])
+        backs += [False, False]
     halves, classes = cut_halves(image, corners, job.recipe.half_px), np.array(counts, dtype=np.int64)
-    if (classes == BACK).any() and not job.recipe.cut_tiles:
+    of_backs = np.array(backs, bool)
+    if of_backs.any():
         teacher = Path(job.recipe.start_from) if job.recipe.start_from else None
-        classes[(classes == BACK) & read_blank(halves, teacher)] = -1  # a bar or plain body: blank, costing nothing
+        classes[of_backs & read_blank(halves, teacher)] = -1  # a bar or plain body: blank, costing nothing
     taught = classes >= max(job.recipe.least_count, 0)
     return halves[taught], classes[taught]
 
@@ -366,7 +369,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         "recipe": asdict(recipe),
         "data": (
             f"{len(halves)} halves from {recipe.scenes} synthetic hand scenes (seed {recipe.seed}), "
-            f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}) "
+            f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}), "
             f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}) "
             f"and {recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
             f"generator {GENERATOR_VERSION}"
