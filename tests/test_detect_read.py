@@ -372,8 +372,10 @@ def test_the_set_is_the_smallest_that_holds_every_sure_count():
     assert likely_set(sure(0, 3, 7)) == 9
     assert likely_set(sure(12, 1)) == 12
     assert likely_set(np.vstack([sure(2, 5), sure(13, confidence=0.5)])) == 6  # an unsure 13 does not count
-    assert likely_set(sure(13)) == 15
-    assert likely_set(np.zeros((0, 19))) == 6
+    assert likely_set(sure(13, 2)) == 15
+    # a lone sure half (a double-12 held up close, its 12 read unsurely) tells nothing of the set
+    assert likely_set(np.vstack([sure(7), sure(12, confidence=0.7)])) == 18
+    assert likely_set(np.zeros((0, 19))) == 18
     cut = np.zeros((1, 20))
     cut[0, 19] = 1.0  # a counter that also says "cut by the frame": that is no count
     assert likely_set(np.vstack([np.pad(sure(2, 5), ((0, 0), (0, 1))), cut])) == 6

@@ -45,6 +45,11 @@ other setting as bundled) at 0.9 / 0.75 / 0.6 / 0.5: the seed-8 validation hands
 highest of the best taken. Lower, a lone double-12 tile held up close (jesperes' IMG_0648, whose 12
 reads below 0.75) would be read, but the robot photos would count 3 more boxes over no tile
 (benchmarks/box_labelled.py: 51 against 48 at 0.6)."""
+SURE_HALVES = 2
+"""Fewer halves than this read with ``SURE`` confidence say nothing of the set in play: a lone
+double-12 tile held up close (jesperes' IMG_0648), its 7 read surely and its 12 at about 0.7, was
+taken for a double-9 set's and its 12 refused. The synthetic and real photos' totals are the same
+from 2 to 4 (a scratch sweep); the fewest taken."""
 MIN_CONFIDENCE = 0.4
 """A tile with a half read less confidently than this is uncertain: listed, and left out of the total
 (the lowest threshold that keeps counted synthetic tiles at most 1 in 200 wrong:
@@ -148,8 +153,11 @@ def symmetric_views(halves: np.ndarray) -> list[np.ndarray]:
 
 
 def likely_set(probabilities: np.ndarray) -> int:
-    """The smallest set (its highest double) that holds every count read with confidence ``SURE``."""
+    """The smallest set (its highest double) that holds every count read with confidence ``SURE``;
+    the largest where fewer than SURE_HALVES halves are read so (the photo tells nothing of it)."""
     counts = probabilities[:, :COUNTS]
     sure = counts.max(axis=1) >= SURE
-    top = int(counts.argmax(axis=1)[sure].max()) if sure.any() else 0
+    if sure.sum() < SURE_HALVES:
+        return max(SET_SIZES)
+    top = int(counts.argmax(axis=1)[sure].max())
     return next(size for size in SET_SIZES if size >= top)
