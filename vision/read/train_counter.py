@@ -330,14 +330,13 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         started_from = smallnet.described(begun_with)
     start = time.perf_counter()
     halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe)
-    extras = (
-        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(FULL, sets=HIGH_SETS)),
-        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(FULL, bright_sets=1.0)),
-        (recipe.back_scenes, BACK_SEED_OFFSET, BACK_SCENE),
+    extras = (  # scenes, seed offset, options, whether printed backs are taught
+        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(FULL, sets=HIGH_SETS), False),
+        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(FULL, bright_sets=1.0), False),
+        (recipe.back_scenes, BACK_SEED_OFFSET, BACK_SCENE, True),
     )
-    for scenes, offset, options in extras:
+    for scenes, offset, options, backs in extras:
         if scenes:
-            backs = options is BACK_SCENE
             extra_halves, extra_counts = synthetic_halves(scenes, recipe.seed + offset, recipe, options, backs)
             halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
     if len(halves) == 0:
