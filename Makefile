@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Synthetic hands for measuring, never trained on; named by the generator version that drew them.
-EVAL_HANDS := out/synth/eval-hand-v12
+EVAL_HANDS := out/synth/eval-hand-v13
 
 .PHONY: run test bench eval realism train-deps clean
 

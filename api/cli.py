@@ -155,6 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: extra scenes with printed backs face down, taught as no count (CounterRecipe.back_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--glare-scenes", type=int, default=0,
+        help="pips: extra scenes with glare on most tiles (CounterRecipe.glare_scenes)",
+    )  # fmt: skip
+    train.add_argument(
+        "--hidden", action="store_true",
+        help="pips: teach halves with a pip washed out by glare as no count (CounterRecipe.hidden)",
+    )  # fmt: skip
+    train.add_argument(
         "--max-lr", type=float, default=None,
         help="pips, verifier: the one-cycle schedule's peak learning rate (default 0.003)",
     )  # fmt: skip
@@ -489,6 +497,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
     if args.back_scenes < 0:
         raise UsageError(f"--back-scenes is a number of scenes, 0 or more (got {args.back_scenes})")
+    if args.glare_scenes < 0:
+        raise UsageError(f"--glare-scenes is a number of scenes, 0 or more (got {args.glare_scenes})")
     if args.max_lr is not None and not 0 < args.max_lr <= 1:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
@@ -527,6 +537,8 @@ def run_train(args: argparse.Namespace) -> int:
             widths=args.widths or CounterRecipe.widths,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
+            glare_scenes=args.glare_scenes,
+            hidden=args.hidden,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,
         )

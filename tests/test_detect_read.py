@@ -340,6 +340,17 @@ def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
     assert not (face_up == BACK).any() and len(face_up) == (counts != BACK).sum()
 
 
+def test_halves_with_a_pip_washed_out_are_taught_as_no_count_only_when_asked():
+    from vision.read.train_counter import GLARE_SCENE, HIDDEN, CounterRecipe, HalvesJob, scene_halves
+
+    seed = 10
+    halves, counts = scene_halves(HalvesJob(seed, GLARE_SCENE, CounterRecipe(hidden=True)))
+    assert (counts == HIDDEN).any() and len(halves) == len(counts)
+    as_counts = scene_halves(HalvesJob(seed, GLARE_SCENE))[1]  # the recipes before: every half its count
+    assert not (as_counts == HIDDEN).any() and len(as_counts) == len(counts)
+    assert np.array_equal(as_counts[counts != HIDDEN], counts[counts != HIDDEN])
+
+
 def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
     from vision.read.train_counter import CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL

@@ -169,6 +169,7 @@ def test_every_cause_of_a_wrong_total_is_named():
             tile_at(300, (0, 1), unreadable=True, cut=True),  # counted though the label leaves it out
             tile_at(400, (2, 2), pose=FACE_DOWN),  # a box over it counted
             tile_at(500, (6, 6)),  # read right: not listed
+            tile_at(600, (4, 1), hidden=(True, False)),  # glare washed a pip out: misread, marked so
         ),
     )  # fmt: skip
 
@@ -176,9 +177,15 @@ def test_every_cause_of_a_wrong_total_is_named():
         return PredictedTile(tile_at(x).corners, pips, 0.4 if uncertain else 0.9, uncertain)
 
     prediction = Prediction(
-        (read(100, (3, 4), True), read(200, (5, 5)), read(300, (0, 1)), read(400, (2, 2)), read(500, (6, 6)))
-    )
+        (
+            read(100, (3, 4), True), read(200, (5, 5)), read(300, (0, 1)), read(400, (2, 2)), read(500, (6, 6)),
+            read(600, (4, 0)),
+        )
+    )  # fmt: skip
     wrong = causes(label, prediction)
-    assert [tile["cause"] for tile in wrong] == ["missed", "uncertain", "misread", "counted_though_cut", "extra"]
-    assert wrong[2]["read"] == (5, 5) and wrong[4]["over"] == FACE_DOWN
-    assert [tile.get("length_px") for tile in wrong] == [80, 80, 80, 80, None]  # how large the tile was to see
+    assert [tile["cause"] for tile in wrong] == [
+        "missed", "uncertain", "misread", "counted_though_cut", "misread", "extra",
+    ]  # fmt: skip
+    assert wrong[2]["read"] == (5, 5) and wrong[5]["over"] == FACE_DOWN
+    assert [tile.get("length_px") for tile in wrong] == [80, 80, 80, 80, 80, None]  # how large the tile was to see
+    assert [bool(tile.get("washed_out")) for tile in wrong] == [False] * 4 + [True, False]

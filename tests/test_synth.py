@@ -189,10 +189,35 @@ def test_shape_switches_take_out_the_spinner_rounded_corners_and_thickness():
     assert [scene.style.size_mm[:2] for scene in plain] == [scene.style.size_mm[:2] for scene in scenes]
     assert [scene.tiles[0].centre_mm for scene in plain] == [scene.tiles[0].centre_mm for scene in scenes]
     # square corners: the face covers its whole rectangle (the rounded one leaves the corners clear)
-    face, alpha = render_face((3, 4), plain[0].style, 120, random.Random(0))
-    assert alpha.min() == 255
-    face, alpha = render_face((3, 4), scenes[0].style, 120, random.Random(0))
+    assert render_face((3, 4), plain[0].style, 120, random.Random(0)).alpha.min() == 255
+    alpha = render_face((3, 4), scenes[0].style, 120, random.Random(0)).alpha
     assert alpha[0, 0] == 0 and alpha[30, 60] == 255
+
+
+def test_glare_that_washes_a_pip_out_hides_its_half():
+    style = make_scene("hand", 0).style
+    assert render_face((3, 4), style, 160, random.Random(0)).hidden == (False, False)
+    assert render_face((3, 4), style, 160, random.Random(0), glare=0.3).hidden != (True, True)
+    blinding = [render_face((6, 5), style, 160, random.Random(seed), glare=4.0).hidden for seed in range(8)]
+    assert all(any(hidden) for hidden in blinding)  # white where the spot lies: a pip under it is gone
+    assert not any(any(render_face((0, 0), style, 160, random.Random(seed), glare=4.0).hidden) for seed in range(8))
+    # the same draws as without the test: glare and film lay on the bare face what they lay on the face
+    face = render_face((3, 4), style, 160, random.Random(5), glare=0.8, film=True)
+    again = render_face((3, 4), style, 160, random.Random(5), glare=0.8, film=True)
+    assert np.array_equal(face.image, again.image) and face.hidden == again.hidden
+
+
+def test_a_tile_with_a_pip_washed_out_is_noted_and_still_counted():
+    strong = SceneOptions(glare_share=1.0, glare_tiles=1.0, glare_strength=(1.5, 2.0))
+    labels = [render(make_scene("hand", seed, strong), (320, 240))[1] for seed in range(6)]
+    hidden = [tile for label in labels for tile in label["tiles"] if tile["pose"] == "face_up" and any(tile["hidden"])]
+    assert hidden and not any(tile["unreadable"] and not tile["cut"] for tile in hidden)
+    faces_down = [tile for label in labels for tile in label["tiles"] if tile["pose"] != "face_up"]
+    assert not any(any(tile["hidden"]) for tile in faces_down)
+    # the usual renderer's scenes draw as they did: glare's share and strength are the defaults
+    assert [tile.glare for tile in make_scene("hand", 3).tiles] == [
+        tile.glare for tile in make_scene("hand", 3, SceneOptions(glare_share=0.4, glare_tiles=0.3)).tiles
+    ]
 
 
 def test_film_dimples_light_flecks_only_inside_pips():

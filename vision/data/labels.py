@@ -26,6 +26,9 @@ class LabelledTile:
     pose: str = FACE_UP
     cut: bool = False
     """Partly outside the frame."""
+    hidden: tuple[bool, bool] = (False, False)
+    """Whether each half has a pip washed out by glare (synthetic labels from generator 13, noted only:
+    ``vision.synth.face.HIDDEN_CONTRAST``)."""
 
     def __post_init__(self) -> None:
         corners = np.asarray(self.corners, dtype=np.float32)

@@ -50,6 +50,12 @@ def load_gt_json(label_path: Path) -> LabelledImage:
     return image
 
 
+def washed_out_halves(tile: dict[str, Any]) -> tuple[bool, bool]:
+    """A label's ``hidden`` (generator 13 on), else neither half."""
+    first, second = tile.get("hidden", (False, False))
+    return bool(first), bool(second)
+
+
 def label_from_json(data: dict[str, Any], image_path: Path, source: str) -> LabelledImage:
     """A label in the ``.gt.json`` schema as a LabelledImage (raises KeyError, ValueError on bad data)."""
     tiles = tuple(
@@ -59,6 +65,7 @@ def label_from_json(data: dict[str, Any], image_path: Path, source: str) -> Labe
             unreadable=bool(tile.get("unreadable", False)),
             pose=str(tile.get("pose", FACE_UP)),
             cut=bool(tile.get("cut", False)),
+            hidden=washed_out_halves(tile),
         )
         for tile in data["tiles"]
     )

@@ -24,7 +24,7 @@ from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.read.halves import rectify
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
-GENERATOR_VERSION = 12
+GENERATOR_VERSION = 13
 """Bump when a change to the renderer changes what a seed draws."""
 
 OBB_CLASSES = {FACE_UP: 0, FACE_DOWN: 1, STANDING: 2}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -41,11 +42,34 @@ def pip_centres(pips: tuple[int, int], width: int, height: int, edge: float = ED
     return centres
 
 
+@dataclass(frozen=True)
+class Face:
+    """A tile's face as drawn, with what of it can still be read."""
+
+    image: np.ndarray
+    """BGR, ``(height, width)`` with the long side horizontal."""
+    alpha: np.ndarray
+    hidden: tuple[bool, bool]
+    """Whether each half has a pip that glare or the shrink wrap's sheen washed out (see HIDDEN_CONTRAST)."""
+
+
+HIDDEN_CONTRAST = 6.0
+"""A pip is hidden when, under the face's glare and film, it differs from the bare face that would
+be there without it by less than this (grey levels, the most of any channel, averaged over the
+pip): glare lifts pip and body alike until both clip to white. Labels note such halves
+(``hidden``) without leaving their tiles out of the total: the bundled counter still reads some of
+them right (what is left of a rim, the layout of the pips that show), and two counters taught to
+refuse them read the synthetic hands worse (``vision.read.train_counter.CounterRecipe.hidden``).
+At 6, 7 of the 1,514 face-up tiles of the seed-7 hands have such a pip (at 4, 5; at 12, 10, among
+them pips faint but plain to see)."""
+
+
 def render_face(
     pips: tuple[int, int], style: TileStyle, width: int, rng: random.Random, glare: float = 0.0, film: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """The face of tile ``pips`` at ``width`` px long: (BGR, alpha); ``film`` draws the set's
-    shrink wrap (if it has one) over it."""
+) -> Face:
+    """The face of tile ``pips`` at ``width`` px long; ``film`` draws the set's shrink wrap (if it
+    has one) over it. The glare and film are laid on the bare face (body and divider) too, to tell
+    which pips they wash out."""
     height = width // 2
     face = _body(style.body, width, height, rng)
     divider_px = max(1, round(width * 0.012))
@@ -57,20 +81,50 @@ def render_face(
         divider_px,
         cv2.LINE_AA,
     )
-    drilled = []
+    bare = face.copy()
+    drilled, halves = [], []
     for half, count in enumerate(pips):
         radius = pip_radius(count, style.pip_scale, style.pip_edge) * height
         for x, y, side in pip_centres(pips, width, height, style.pip_edge):
             if side == half:
                 _pip(face, x, y, radius, style.pip_colour(count), style.body)
                 drilled.append((x, y, radius))
+                halves.append(half)
     if style.spinner:
         _pip(face, width / 2, height / 2, height * 0.07, (60, 150, 190), (90, 190, 220), metal=True)
+        _pip(bare, width / 2, height / 2, height * 0.07, (60, 150, 190), (90, 190, 220), metal=True)
+    sheens = []
     if glare > 0:
-        _glare(face, rng, glare)
+        sheens.append(_glare(face.shape[:2], rng, glare))
     if film and style.film:
-        _film(face, rng, drilled)
-    return face, _rounded_mask(width, height, radius=round(height * style.corner_radius))
+        sheens.append(_film(face.shape[:2], rng, drilled))
+    for keep, lift in sheens:
+        _lift(face, keep, lift)
+        _lift(bare, keep, lift)
+    washed_out = [False] * len(drilled)
+    if sheens:
+        washed_out = [contrast < HIDDEN_CONTRAST for contrast in pip_contrasts(face, bare, drilled)]
+    in_half = [[out for out, side in zip(washed_out, halves, strict=True) if side == half] for half in (0, 1)]
+    hidden = any(in_half[0]), any(in_half[1])
+    return Face(face, _rounded_mask(width, height, radius=round(height * style.corner_radius)), hidden)
+
+
+def pip_contrasts(face: np.ndarray, bare: np.ndarray, pips: list[tuple[float, float, float]]) -> list[float]:
+    """How much each pip ``(x, y, radius)`` differs from the bare face under it: the largest
+    difference of any channel's mean over the pip."""
+    contrasts = []
+    for x, y, radius in pips:
+        mask = np.zeros(face.shape[:2], np.uint8)
+        cv2.circle(mask, _fixed((x, y)), round(radius * (1 << SHIFT)), 255, -1, cv2.LINE_AA, SHIFT)
+        drawn, underneath = cv2.mean(face, mask)[:3], cv2.mean(bare, mask)[:3]
+        contrasts.append(max(abs(a - b) for a, b in zip(drawn, underneath, strict=True)))
+    return contrasts
+
+
+def _lift(face: np.ndarray, keep: float, lift: np.ndarray) -> None:
+    """A sheen laid on: the face dimmed to ``keep`` of itself and ``lift`` (grey levels per pixel) added."""
+    lifted = face.astype(np.float32) * keep + lift[:, :, None]
+    face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
 
 
 def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
@@ -164,24 +218,25 @@ def _pip(
         cv2.circle(face, spot, max(1, round(radius * 0.22 * (1 << SHIFT))), highlight, -1, cv2.LINE_AA, SHIFT)
 
 
-def _glare(face: np.ndarray, rng: random.Random, strength: float) -> None:
-    """A specular highlight: a soft bright ellipse that can wash out pips."""
-    height, width = face.shape[:2]
+def _glare(shape: tuple[int, int], rng: random.Random, strength: float) -> tuple[float, np.ndarray]:
+    """A specular highlight: a soft bright ellipse that can wash out pips (as ``_lift`` lays it on)."""
+    height, width = shape
     spot = np.zeros((height, width), np.float32)
     centre = (rng.randrange(width), rng.randrange(height))
     axes = (rng.randint(width // 10, width // 3), rng.randint(height // 8, height // 2))
     cv2.ellipse(spot, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1, cv2.LINE_AA)
     spot = cv2.GaussianBlur(spot, (0, 0), max(axes) / 3)
-    lifted = face.astype(np.float32) + strength * 255 * spot[:, :, None]
-    face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
+    return 1.0, strength * 255 * spot
 
 
-def _film(face: np.ndarray, rng: random.Random, pips: list[tuple[float, float, float]]) -> None:
-    """Shrink wrap: a faint haze, soft bright bands, creases that catch the light as thin
-    streaks running across the face and its pips, crumpled glossy patches, and the dimples the
-    film makes over drilled pips, which mirror the light as white flecks inside them (as on the
-    wrapped double-6 set in ../shared/real, where the pipeline's misread halves were)."""
-    height, width = face.shape[:2]
+def _film(
+    shape: tuple[int, int], rng: random.Random, pips: list[tuple[float, float, float]]
+) -> tuple[float, np.ndarray]:
+    """Shrink wrap (as ``_lift`` lays it on): a faint haze, soft bright bands, creases that catch the
+    light as thin streaks running across the face and its pips, crumpled glossy patches, and the
+    dimples the film makes over drilled pips, which mirror the light as white flecks inside them (as
+    on the wrapped double-6 set in ../shared/real, where the pipeline's misread halves were)."""
+    height, width = shape
     creases = np.zeros((height, width), np.float32)
     bands = np.zeros((height, width), np.float32)
     _dimples(creases, rng, pips)
@@ -196,8 +251,7 @@ def _film(face: np.ndarray, rng: random.Random, pips: list[tuple[float, float, f
     creases = cv2.GaussianBlur(creases, (0, 0), max(0.5, height * 0.008))
     bands = cv2.GaussianBlur(bands, (0, 0), height * 0.08)
     haze = rng.uniform(0.0, 0.12)
-    lifted = face.astype(np.float32) * (1 - haze) + 255 * (haze + creases + bands)[:, :, None]
-    face[:] = np.clip(lifted, 0, 255).astype(np.uint8)
+    return 1 - haze, 255 * (haze + creases + bands)
 
 
 DIMPLE_SHARE = 0.6

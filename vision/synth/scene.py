@@ -46,6 +46,12 @@ class SceneOptions:
     pip_styles: tuple[str, ...] = PIP_STYLES
     """Which pip looks sets may have: 'colour' (the colour code), 'black', 'white' (dark tiles)."""
     glare: bool = True
+    glare_share: float = 0.4
+    """Glare in this share of the scenes ..."""
+    glare_tiles: float = 0.3
+    """... on this share of their tiles, ..."""
+    glare_strength: tuple[float, float] = (0.3, 0.9)
+    """... as strong as this (the most it lifts the face, as a share of white)."""
     shadows: bool = True
     photo: bool = True
     """Lens distortion, light colour, falloff, blur, sensor noise and JPEG."""
@@ -166,7 +172,7 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
         _lay_table(scene, rng)
     else:
         raise ValueError(f"invalid scene kind: {kind!r} (expected hand or table)")
-    _add_glare(scene, rng)
+    _add_glare(scene, rng, options)
     if not options.glare:
         for tile in scene.tiles:
             tile.glare = 0.0
@@ -399,11 +405,11 @@ def _add_distractors(
                 break
 
 
-def _add_glare(scene: Scene, rng: random.Random) -> None:
-    if rng.random() < 0.4:
+def _add_glare(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
+    if rng.random() < options.glare_share:
         for tile in scene.tiles:
-            if rng.random() < 0.3:
-                tile.glare = rng.uniform(0.3, 0.9)
+            if rng.random() < options.glare_tiles:
+                tile.glare = rng.uniform(*options.glare_strength)
 
 
 def _place(
@@ -489,20 +495,20 @@ def render(
     camera = random_camera(rng, target, radius, size_px, camera_choice, tile_mm=scene.style.size_mm[0])
     light = random_light(np.random.default_rng(rng.randrange(2**32)))
     frame = _table_frame(scene, camera, rng)
-    objects = _objects(scene, camera, rng, glare=not clean)
+    objects, hidden = _objects(scene, camera, rng, glare=not clean)
     if options.shadows:
         cast_shadows(frame, camera, light, [item.outline() for item, _ in objects])
     for item, _ in sorted(objects, key=lambda pair: -camera.distance(pair[0].centre)):
         item.draw(frame, camera, light)
     if clean:
-        return frame, _label(scene, camera, objects)
+        return frame, _label(scene, camera, objects, hidden)
     look = random_look(rng)
     if options.photo:
         image = apply_look(camera.distort_image(frame), look, rng)
     else:
         camera = dataclasses.replace(camera, k1=0.0)  # no lens distortion either: labels must follow
         image = frame
-    return image, _label(scene, camera, objects)
+    return image, _label(scene, camera, objects, hidden)
 
 
 def _table_frame(scene: Scene, camera: Any, rng: random.Random) -> np.ndarray:
@@ -524,10 +530,14 @@ def _table_frame(scene: Scene, camera: Any, rng: random.Random) -> np.ndarray:
     )
 
 
-def _objects(scene: Scene, camera: Any, rng: random.Random, glare: bool = True) -> list[tuple[Any, int | None]]:
-    """Boxes and prisms to draw, each with the index of the tile it is (None for others)."""
+def _objects(
+    scene: Scene, camera: Any, rng: random.Random, glare: bool = True
+) -> tuple[list[tuple[Any, int | None]], list[tuple[bool, bool]]]:
+    """Boxes and prisms to draw, each with the index of the tile it is (None for others), and for
+    each tile whether each half of its face has a pip washed out (``vision.synth.face.Face.hidden``)."""
     length, width, thickness = scene.style.size_mm
     objects: list[tuple[Any, int | None]] = []
+    hidden: list[tuple[bool, bool]] = []
     if scene.hub is not None:
         hub = scene.hub
         objects.append(
@@ -547,7 +557,9 @@ def _objects(scene: Scene, camera: Any, rng: random.Random, glare: bool = True) 
         a = np.array([math.cos(tile.angle), math.sin(tile.angle), 0.0])
         b = np.cross(UP, a)
         base = np.array([*tile.centre_mm, tile.z_mm])
-        face = render_face(tile.pips, scene.style, texture_px, rng, tile.glare if glare else 0.0, film=glare)
+        drawn = render_face(tile.pips, scene.style, texture_px, rng, tile.glare if glare else 0.0, film=glare)
+        face = drawn.image, drawn.alpha
+        hidden.append(drawn.hidden)
         back = render_back(scene.style, texture_px, rng)
         if tile.pose == STANDING:
             box = Box(base, (a, b, UP), (length, thickness, width), scene.style.body, {"front": face, "back": back})
@@ -566,7 +578,7 @@ def _objects(scene: Scene, camera: Any, rng: random.Random, glare: bool = True) 
             colour,
         )
         objects += [(body, None), (cab, None)]
-    return objects
+    return objects, hidden
 
 
 def _texture_width(camera: Any, length_mm: float, at_mm: np.ndarray) -> int:
@@ -592,7 +604,9 @@ def _hub_top(hub: dict[str, Any], rng: random.Random) -> tuple[np.ndarray, np.nd
     return colour, alpha
 
 
-def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> dict[str, Any]:
+def _label(
+    scene: Scene, camera: Any, objects: list[tuple[Any, int | None]], hidden: list[tuple[bool, bool]]
+) -> dict[str, Any]:
     width, height = camera.size_px
     tiles = []
     for item, index in objects:
@@ -613,6 +627,9 @@ def _label(scene: Scene, camera: Any, objects: list[tuple[Any, int | None]]) -> 
                 "corners": np.round(corners, 1).tolist(),
                 # a face-up tile with a half beyond the frame cannot be read, as in a real photo
                 "unreadable": tile.pose == FACE_UP and not halves_in_frame(corners, width, height),
+                # a pip washed out by glare is only noted: a counter often still reads its half
+                # (vision.synth.face.HIDDEN_CONTRAST)
+                "hidden": list(hidden[index]) if tile.pose == FACE_UP else [False, False],
                 "pose": tile.pose,
                 "cut": is_cut(corners, width, height, margin_px=0.0),
                 "half_centres": np.round(halves, 1).tolist(),
