@@ -201,7 +201,7 @@ def test_glare_that_washes_a_pip_out_hides_its_half():
     blinding = [render_face((6, 5), style, 160, random.Random(seed), glare=4.0).hidden for seed in range(8)]
     assert all(any(hidden) for hidden in blinding)  # white where the spot lies: a pip under it is gone
     assert not any(any(render_face((0, 0), style, 160, random.Random(seed), glare=4.0).hidden) for seed in range(8))
-    # the same draws as without the test: glare and film lay on the bare face what they lay on the face
+    # the bare face takes no draws of its own: the same seed draws the same face, hiding the same halves
     face = render_face((3, 4), style, 160, random.Random(5), glare=0.8, film=True)
     again = render_face((3, 4), style, 160, random.Random(5), glare=0.8, film=True)
     assert np.array_equal(face.image, again.image) and face.hidden == again.hidden
