@@ -492,13 +492,16 @@ def channel_widths(text: str) -> tuple[int, ...]:
     return widths
 
 
+def check_scene_counts(args: argparse.Namespace, *options: str) -> None:
+    """Each of ``options`` (``--back-scenes`` ...) a number of extra scenes: 0 or more."""
+    for option in options:
+        count = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if count < 0:
+            raise UsageError(f"{option} is a number of scenes, 0 or more (got {count})")
+
+
 def run_train(args: argparse.Namespace) -> int:
-    if args.bright_scenes < 0:
-        raise UsageError(f"--bright-scenes is a number of scenes, 0 or more (got {args.bright_scenes})")
-    if args.back_scenes < 0:
-        raise UsageError(f"--back-scenes is a number of scenes, 0 or more (got {args.back_scenes})")
-    if args.glare_scenes < 0:
-        raise UsageError(f"--glare-scenes is a number of scenes, 0 or more (got {args.glare_scenes})")
+    check_scene_counts(args, "--bright-scenes", "--back-scenes", "--glare-scenes")
     if args.max_lr is not None and not 0 < args.max_lr <= 1:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
@@ -548,8 +551,7 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "verifier":
         from vision.detect import train_verifier
 
-        if args.standing_scenes < 0:
-            raise UsageError(f"--standing-scenes is a number of scenes, 0 or more (got {args.standing_scenes})")
+        check_scene_counts(args, "--standing-scenes")
         verifier_recipe = VerifierRecipe(
             scenes=args.scenes or VerifierRecipe.scenes,
             epochs=args.epochs or VerifierRecipe.epochs,

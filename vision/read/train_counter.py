@@ -207,10 +207,10 @@ def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
         if overshoot and rng.random() < overshoot:  # drawn only then: the recipes before it reproduce
             found = overrun(found, rng)
         corners.append(loosen(found, rng) if rng.random() < LOOSE_SHARE else found)
-        classes = half_classes(quad, found, tile["pips"], width, height) if tile["unreadable"] else list(tile["pips"])
+        taught = half_classes(quad, found, tile["pips"], width, height) if tile["unreadable"] else list(tile["pips"])
         if job.recipe.hidden:
-            classes = [HIDDEN if gone else taught for taught, gone in zip(classes, tile["hidden"], strict=True)]
-        counts += classes
+            taught = [HIDDEN if gone else count for count, gone in zip(taught, tile["hidden"], strict=True)]
+        counts += taught
         backs += [False, False]
     halves, classes = cut_halves(image, corners, job.recipe.half_px), np.array(counts, dtype=np.int64)
     of_backs = np.array(backs, bool)
