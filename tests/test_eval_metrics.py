@@ -189,3 +189,21 @@ def test_every_cause_of_a_wrong_total_is_named():
     assert wrong[2]["read"] == (5, 5) and wrong[5]["over"] == FACE_DOWN
     assert [tile.get("length_px") for tile in wrong] == [80, 80, 80, 80, 80, None]  # how large the tile was to see
     assert [bool(tile.get("washed_out")) for tile in wrong] == [False] * 4 + [True, False]
+    assert all("on_labelled_corners" not in tile for tile in wrong)  # not asked
+
+
+def test_a_wrong_tile_is_read_again_on_its_labelled_corners():
+    from benchmarks.failures import causes, describe
+
+    def tile_at(x: float, pips: tuple[int, int]) -> LabelledTile:
+        return LabelledTile(np.array([[x, 40], [x, 0], [x + 80, 0], [x + 80, 40]], np.float32), pips)
+
+    def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> PredictedTile:
+        return PredictedTile(tile_at(x, pips).corners, pips, 0.9, uncertain)
+
+    label = LabelledImage(Path("hand.jpg"), 1000, 100, (tile_at(0, (1, 2)), tile_at(100, (3, 4)), tile_at(200, (5, 6))))
+    found = Prediction((read(100, (3, 4), uncertain=True), read(200, (5, 5))))  # the 1-2 missed
+    on_labelled = Prediction((read(0, (1, 2)), read(100, (3, 4), uncertain=True), read(200, (5, 4))))
+    wrong = causes(label, found, on_labelled)
+    assert [tile["on_labelled_corners"] for tile in wrong] == ["right", "uncertain", (5, 4)]
+    assert "{on its labelled corners: right}" in describe(wrong[:1])
