@@ -159,6 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: extra scenes with glare on most tiles (CounterRecipe.glare_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--film-scenes", type=int, default=0,
+        help="pips: extra scenes of sets in shrink wrap (CounterRecipe.film_scenes)",
+    )  # fmt: skip
+    train.add_argument(
         "--hidden", action="store_true",
         help="pips: teach halves with a pip washed out by glare as no count (CounterRecipe.hidden)",
     )  # fmt: skip
@@ -501,7 +505,7 @@ def check_scene_counts(args: argparse.Namespace, *options: str) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    check_scene_counts(args, "--bright-scenes", "--back-scenes", "--glare-scenes")
+    check_scene_counts(args, "--bright-scenes", "--back-scenes", "--glare-scenes", "--film-scenes")
     if args.max_lr is not None and not 0 < args.max_lr <= 1:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
@@ -541,6 +545,7 @@ def run_train(args: argparse.Namespace) -> int:
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
             glare_scenes=args.glare_scenes,
+            film_scenes=args.film_scenes,
             hidden=args.hidden,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,

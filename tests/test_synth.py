@@ -12,7 +12,7 @@ import pytest
 
 from vision.synth.face import _dimples, render_back, render_face
 from vision.synth.pips import MAX_PIPS, layout, pip_radius
-from vision.synth.scene import FLAT_MM, FULL, SceneOptions, make_scene, render
+from vision.synth.scene import FLAT_MM, FULL, Scene, SceneOptions, make_scene, render
 from vision.synth.styles import TileStyle, luminance
 
 HALF_PX = 160
@@ -174,6 +174,18 @@ def test_renderer_switches_leave_the_makers_layouts_and_film_out():
     assert {(scene.style.pip_scale, scene.style.pip_edge) for scene in plain} == {(1.0, 0.22)}
     # switched off, a choice still draws its random numbers: the tiles are laid the same
     assert [scene.tiles[0].centre_mm for scene in plain] == [scene.tiles[0].centre_mm for scene in scenes]
+
+
+def test_every_set_can_be_in_shrink_wrap_and_the_scene_is_otherwise_the_same():
+    scenes = [make_scene("hand", seed) for seed in range(40)]
+    wrapped = [make_scene("hand", seed, SceneOptions(film_share=1.0)) for seed in range(40)]
+    assert all(scene.style.film for scene in wrapped)
+    assert not all(scene.style.film for scene in scenes)  # the full renderer wraps only some
+
+    def drawn(scene: Scene) -> tuple[object, ...]:
+        return scene.style.body, scene.style.pip_scale, [(tile.pips, tile.centre_mm) for tile in scene.tiles]
+
+    assert [drawn(scene) for scene in wrapped] == [drawn(scene) for scene in scenes]  # the same draws otherwise
 
 
 def test_shape_switches_take_out_the_spinner_rounded_corners_and_thickness():

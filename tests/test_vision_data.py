@@ -200,6 +200,14 @@ def test_cli_train_verifier_refuses_a_negative_count_of_standing_scenes(capsys, 
     assert "--standing-scenes" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("flag", ["--back-scenes", "--glare-scenes", "--film-scenes"])
+def test_cli_train_pips_refuses_a_negative_count_of_extra_scenes(capsys, tmp_path, flag):
+    assert main(["train", "pips", flag, "-2", "--out", str(tmp_path)]) == 2  # refused before any import of torch
+    err = capsys.readouterr().err
+    assert f"{flag} is a number of scenes" in err and "Traceback" not in err
+    assert not any(tmp_path.iterdir())  # nothing rendered or written
+
+
 def test_hands_have_as_many_standing_tiles_as_their_options_allow():
     def standing(options: SceneOptions, seed: int) -> int:
         return sum(tile.pose == STANDING for tile in make_scene("hand", seed, options).tiles)

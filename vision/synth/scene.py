@@ -22,7 +22,15 @@ from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.effects import apply_look, random_look
 from vision.synth.face import render_back, render_face
 from vision.synth.render import Box, Prism, cast_shadows, random_light
-from vision.synth.styles import BRIGHT_SETS, PIP_STYLES, PRINTED_BACKS, TileStyle, maker_extras, random_tile_style
+from vision.synth.styles import (
+    BRIGHT_SETS,
+    FILM_SHARE,
+    PIP_STYLES,
+    PRINTED_BACKS,
+    TileStyle,
+    maker_extras,
+    random_tile_style,
+)
 from vision.synth.table import TABLE_KINDS, render_table
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -73,7 +81,9 @@ class SceneOptions:
     makers_layouts: bool = True
     """Pip sizes and spacing as makers differ (else every set has the usual layout)."""
     film: bool = True
-    """Some sets still in their shrink wrap."""
+    """Some sets still in their shrink wrap ..."""
+    film_share: float = FILM_SHARE
+    """... this share of them (``vision.synth.styles.FILM_SHARE``)."""
     close_hands: bool = True
     """Hands framed by their tiles (a tile 9-40 % of the longer side, as in real hand photos,
     where the median is 19 %) rather than by the whole scene (median 9 %)."""
@@ -162,7 +172,8 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     """A random scene of ``kind`` ('hand' or 'table'), the same for the same seed."""
     rng = random.Random(seed)
     highest = rng.choice(options.sets)
-    style = shaped(random_tile_style(rng, highest, options.pip_styles, options.makers_layouts, options.film), options)
+    look = (options.pip_styles, options.makers_layouts, options.film, options.film_share)
+    style = shaped(random_tile_style(rng, highest, *look), options)
     looks = random.Random(f"maker-{seed}")  # a stream of its own: scenes of other sets draw as before
     style = maker_extras(style, looks, options.bright_sets, options.printed_backs)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))

@@ -94,11 +94,13 @@ def random_tile_style(
     pip_styles: tuple[str, ...] = PIP_STYLES,
     makers_layouts: bool = True,
     film: bool = True,
+    film_share: float = FILM_SHARE,
 ) -> TileStyle:
     """A set's look: light bodies with coloured or black pips, or dark bodies with white pips.
     ``makers_layouts``: pips larger or smaller and nearer or farther from the edges than the usual,
-    as makers differ; ``film``: some sets still in their shrink wrap. Either switched off draws the
-    same random numbers, so the rest of the scene stays the same."""
+    as makers differ; ``film``: some sets (``film_share`` of them) still in their shrink wrap. Either
+    switched off, or another share, draws the same random numbers, so the rest of the scene stays the
+    same."""
     if "white" in pip_styles and (rng.random() < 0.2 or pip_styles == ("white",)):
         body = rng.choice(DARK_BODIES)
         pips, divider = "white", (210, 210, 210)
@@ -120,7 +122,7 @@ def random_tile_style(
         back=body if rng.random() < 0.7 else _jitter(rng, body, 30),
         size_mm=(length, length / 2, length * rng.uniform(0.17, 0.22)),
         palette=tuple(palette),
-        **_maker(rng, makers_layouts, film),
+        **_maker(rng, makers_layouts, film, film_share),
     )
 
 
@@ -178,8 +180,8 @@ def maker_extras(style: TileStyle, looks: random.Random, bright_sets: float, pri
     return style
 
 
-def _maker(rng: random.Random, makers_layouts: bool, film: bool) -> dict[str, float | bool]:
-    scale, edge, wrapped = rng.uniform(0.85, 1.5), rng.uniform(0.15, 0.25), rng.random() < FILM_SHARE
+def _maker(rng: random.Random, makers_layouts: bool, film: bool, film_share: float) -> dict[str, float | bool]:
+    scale, edge, wrapped = rng.uniform(0.85, 1.5), rng.uniform(0.15, 0.25), rng.random() < film_share
     layout = {"pip_scale": scale, "pip_edge": edge} if makers_layouts else {}
     return {**layout, "film": wrapped and film}
 
