@@ -98,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(run=run_export)
 
     score = verbs.add_parser("score", help="read the tiles in hand photos and total their pips")
-    score.add_argument("photos", nargs="+", type=Path, help="JPEG or PNG photos")
+    score.add_argument(
+        "photos", nargs="+", type=Path, help="JPEG or PNG photos, or folders of them (each photo directly inside)"
+    )
     score.add_argument("--json", action="store_true", help="one JSON line per photo")
     score.add_argument("--overlay", type=Path, metavar="DIR", help="write each photo with its tiles drawn on")
     score.add_argument(
@@ -420,9 +422,12 @@ def run_score(args: argparse.Namespace) -> int:
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
-    for path in args.photos:
+    overlays: set[str] = set()
+    for path in photos_in(args.photos):
         start = time.perf_counter()
         try:
+            if path.is_dir():  # only a folder with no photo in it is left as a folder
+                raise PhotoError(f"{path} is a folder with no JPEG or PNG photo in it")
             image = read_photo(path)
         except PhotoError as error:
             failed += 1
@@ -458,8 +463,36 @@ def run_score(args: argparse.Namespace) -> int:
             for tile in prediction.tiles:
                 text = f"{tile.pips[0]}-{tile.pips[1]}" if tile.pips and not tile.uncertain else "?"
                 draw_tile(image, tile.corners, text, RED if tile.uncertain else MAGENTA, thickness)
-            cv2.imwrite(str(args.overlay / f"{path.stem}.overlay.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            name = overlay_name(path, overlays)
+            cv2.imwrite(str(args.overlay / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0
+
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+def photos_in(paths: Sequence[Path]) -> list[Path]:
+    """The photos to score: each path as given, but a folder as the JPEG and PNG files directly in it
+    (by name; hidden ones left out), in name order. A folder with none stays itself, to be reported."""
+    photos: list[Path] = []
+    for path in paths:
+        inside = sorted(
+            entry for entry in path.iterdir()
+            if entry.suffix.lower() in PHOTO_SUFFIXES and entry.is_file() and not entry.name.startswith(".")
+        ) if path.is_dir() else []  # fmt: skip
+        photos.extend(inside or [path])
+    return photos
+
+
+def overlay_name(path: Path, taken: set[str]) -> str:
+    """``<stem>.overlay.jpg``, or ``<stem>-2.overlay.jpg`` and so on where photos of the same name (in
+    other folders) came before: no overlay overwrites another of the same run. Adds the name to ``taken``."""
+    name, copy = f"{path.stem}.overlay.jpg", 1
+    while name in taken:
+        copy += 1
+        name = f"{path.stem}-{copy}.overlay.jpg"
+    taken.add(name)
+    return name
 
 
 def _score_text(result: dict[str, Any]) -> str:

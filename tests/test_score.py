@@ -68,6 +68,25 @@ def test_overlay_and_table(photo, tmp_path, capsys):
     assert (tmp_path / "over" / "hand.overlay.jpg").exists()
 
 
+def test_a_folder_is_scored_photo_by_photo_and_no_overlay_overwrites_another(photo, tmp_path, capsys):
+    path, _ = photo
+    first, second, empty = tmp_path / "first", tmp_path / "second", tmp_path / "empty"
+    for folder in (first, second, empty):
+        folder.mkdir()
+    for copy in (first / "b.JPG", first / "a.jpg", second / "a.jpg"):
+        copy.write_bytes(path.read_bytes())
+    (first / "notes.txt").write_text("not a photo, and not named as one: left out")
+    assert main(["score", str(first), str(second), "--json", "--overlay", str(tmp_path / "over")]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert [line["image"] for line in lines] == [str(first / "a.jpg"), str(first / "b.JPG"), str(second / "a.jpg")]
+    assert len({line["total"] for line in lines}) == 1  # the same photo three times
+    assert sorted(item.name for item in (tmp_path / "over").iterdir()) == [
+        "a-2.overlay.jpg", "a.overlay.jpg", "b.overlay.jpg",
+    ]  # fmt: skip
+    assert main(["score", str(empty), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["error"] == f"{empty} is a folder with no JPEG or PNG photo in it"
+
+
 def test_a_hand_photo_imports_neither_torch_nor_ultralytics(photo):
     path, _ = photo
     code = (
