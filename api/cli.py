@@ -412,7 +412,7 @@ def run_score(args: argparse.Namespace) -> int:
 
     import cv2
 
-    from vision.draw import MAGENTA, RED, draw_tile, thickness_for
+    from vision.draw import MAGENTA, RED, banner, draw_tile, thickness_for
     from vision.eval.metrics import with_decode
     from vision.geometry import is_cut
     from vision.photo import PhotoError, read_photo
@@ -463,6 +463,9 @@ def run_score(args: argparse.Namespace) -> int:
             for tile in prediction.tiles:
                 text = f"{tile.pips[0]}-{tile.pips[1]}" if tile.pips and not tile.uncertain else "?"
                 draw_tile(image, tile.corners, text, RED if tile.uncertain else MAGENTA, thickness)
+            unsure = len(result["uncertain"])
+            summary = f"total {result['total']}" + (f", {unsure} uncertain (red, not counted)" if unsure else "")
+            banner(image, summary, thickness)
             name = overlay_name(path, overlays)
             cv2.imwrite(str(args.overlay / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0

@@ -65,7 +65,19 @@ def test_overlay_and_table(photo, tmp_path, capsys):
     path, _ = photo
     assert main(["score", str(path), "--overlay", str(tmp_path / "over")]) == 0
     assert "tiles, total" in capsys.readouterr().out
-    assert (tmp_path / "over" / "hand.overlay.jpg").exists()
+    overlay = cv2.imread(str(tmp_path / "over" / "hand.overlay.jpg"))
+    assert overlay.shape == cv2.imread(str(path)).shape
+    corner = overlay[: overlay.shape[0] // 40, : overlay.shape[1] // 10]
+    assert (corner.max(axis=2) < 40).mean() > 0.5 and corner.max() > 200  # the total, white on a black strip
+
+
+def test_a_banner_covers_only_the_top_left_corner():
+    from vision.draw import banner
+
+    image = np.full((600, 800, 3), 128, np.uint8)
+    banner(image, "total 42", 2)
+    ys, xs = np.nonzero((image != 128).any(axis=2))
+    assert ys.max() < 60 and xs.max() < 250 and image[:30, :100].min() == 0 and image[:30, :100].max() == 255
 
 
 def test_a_folder_is_scored_photo_by_photo_and_no_overlay_overwrites_another(photo, tmp_path, capsys):

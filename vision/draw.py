@@ -29,6 +29,15 @@ def label_text(image_bgr: np.ndarray, text: str, at: np.ndarray, colour: tuple[i
     cv2.putText(image_bgr, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
 
 
+def banner(image_bgr: np.ndarray, text: str, thickness: int) -> None:
+    """``text`` in white on a black strip in the photo's top left corner (what a photo adds up to)."""
+    scale = thickness * 0.5
+    (width, height), baseline = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    pad = 4 * thickness
+    cv2.rectangle(image_bgr, (0, 0), (width + 2 * pad, height + baseline + 2 * pad), BLACK, -1)
+    cv2.putText(image_bgr, text, (pad, pad + height), cv2.FONT_HERSHEY_SIMPLEX, scale, WHITE, thickness, cv2.LINE_AA)
+
+
 def thickness_for(image_bgr: np.ndarray) -> int:
     return max(1, round(max(image_bgr.shape[:2]) / 500))
 
