@@ -471,12 +471,11 @@ def run_score(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
-
-
 def photos_in(paths: Sequence[Path]) -> list[Path]:
     """The photos to score: each path as given, but a folder as the JPEG and PNG files directly in it
     (by name; hidden ones left out), in name order. A folder with none stays itself, to be reported."""
+    from vision.photo import PHOTO_SUFFIXES
+
     photos: list[Path] = []
     for path in paths:
         inside = sorted(

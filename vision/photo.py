@@ -9,6 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+"""How the files of the photos read here are named (lower case): JPEG and PNG."""
 MAX_PIXELS = 60_000_000
 """About 60 megapixels: larger than any phone photo, small enough to stay well under 600 MB."""
 

@@ -18,9 +18,9 @@ import cv2
 import numpy as np
 
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage, LabelledTile
+from vision.photo import PHOTO_SUFFIXES
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "real"
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 # The karthikVenkataramana set's classes (its README): A face down, B face up, C-F standing.
 VOC_POSES = {"A": FACE_DOWN, "B": FACE_UP, "C": STANDING, "D": STANDING, "E": STANDING, "F": STANDING}
@@ -183,7 +183,7 @@ def _image_size(path: Path) -> tuple[int, int]:
 
 def _yolo_image(label_path: Path) -> Path | None:
     images = label_path.parent.parent / "images"
-    for suffix in IMAGE_SUFFIXES:
+    for suffix in PHOTO_SUFFIXES:
         candidate = images / (label_path.stem + suffix)
         if candidate.exists():
             return candidate
