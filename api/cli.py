@@ -165,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: extra scenes of sets in shrink wrap (CounterRecipe.film_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--back-shift", type=float, default=0.0,
+        help="pips: share of printed backs taught from a box slid along the tile (CounterRecipe.back_shift)",
+    )  # fmt: skip
+    train.add_argument(
         "--hidden", action="store_true",
         help="pips: teach halves with a pip washed out by glare as no count (CounterRecipe.hidden)",
     )  # fmt: skip
@@ -557,6 +561,8 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "pips":
         if not 0 <= args.overshoot <= 1:
             raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
+        if not 0 <= args.back_shift <= 1:
+            raise UsageError(f"--back-shift is a share of printed backs, 0 to 1 (got {args.back_shift})")
         if not 0 <= args.glossy <= 1:
             raise UsageError(f"--glossy is a share of halves, 0 to 1 (got {args.glossy})")
         if not 0 <= args.colour_cast <= 1:
@@ -581,6 +587,7 @@ def run_train(args: argparse.Namespace) -> int:
             back_scenes=args.back_scenes,
             glare_scenes=args.glare_scenes,
             film_scenes=args.film_scenes,
+            back_shift=args.back_shift,
             hidden=args.hidden,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,

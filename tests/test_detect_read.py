@@ -301,6 +301,34 @@ def test_overshoot_changes_the_boxes_taught_but_not_the_counts():
     assert not np.array_equal(halves, overrun_halves)
 
 
+def test_a_slid_box_moves_along_the_tile_either_way_and_never_grows():
+    from vision.read.train_counter import slid
+
+    tile = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
+    rng, moved_ways = np.random.default_rng(3), set()
+    for _ in range(40):
+        box = slid(tile, rng)
+        assert np.allclose(box[:, 1], tile[:, 1])  # along the tile, never across it
+        start = box[0, 0] - tile[0, 0]
+        assert 0.1 * 80 - 1e-3 <= abs(start) <= 0.3 * 80 + 1e-3  # its near end moved 10-30 % of the length
+        assert 0.8 * 80 - 1e-3 <= box[2, 0] - box[1, 0] <= 80 + 1e-3  # shortened by up to a fifth
+        moved_ways.add(start > 0)
+    assert moved_ways == {True, False}
+
+
+def test_back_shift_slides_only_the_boxes_of_printed_backs():
+    from vision.read.train_counter import BACK, BACK_SCENE, CounterRecipe, HalvesJob, scene_halves
+    from vision.synth.scene import FULL
+
+    sliding = CounterRecipe(back_shift=1.0)
+    for taught, untaught in zip(scene_halves(HalvesJob(17, FULL)), scene_halves(HalvesJob(17, FULL, sliding)), strict=True):
+        assert np.array_equal(taught, untaught)  # no backs taught: nothing slid
+    seed = next(s for s in range(100, 140) if (scene_halves(HalvesJob(s, BACK_SCENE, backs=True))[1] == BACK).any())
+    halves, counts = scene_halves(HalvesJob(seed, BACK_SCENE, backs=True))
+    slid_halves, slid_counts = scene_halves(HalvesJob(seed, BACK_SCENE, sliding, backs=True))
+    assert not np.array_equal(halves[counts == BACK], slid_halves[slid_counts == BACK])
+
+
 def test_a_cut_tile_is_taught_as_the_detector_finds_it():
     from vision.read.train_counter import CUT, as_found, half_classes
 

@@ -208,6 +208,13 @@ def test_cli_train_pips_refuses_a_negative_count_of_extra_scenes(capsys, tmp_pat
     assert not any(tmp_path.iterdir())  # nothing rendered or written
 
 
+def test_cli_train_pips_refuses_a_back_shift_beyond_a_share(capsys, tmp_path):
+    pytest.importorskip("torch")
+    assert main(["train", "pips", "--back-shift", "1.5", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--back-shift is a share of printed backs" in err and "Traceback" not in err
+
+
 def test_hands_have_as_many_standing_tiles_as_their_options_allow():
     def standing(options: SceneOptions, seed: int) -> int:
         return sum(tile.pose == STANDING for tile in make_scene("hand", seed, options).tiles)
