@@ -10,7 +10,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -427,7 +427,7 @@ def run_score(args: argparse.Namespace) -> int:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
     overlays: set[str] = set()
-    for path in photos_in(args.photos):
+    for path in with_progress(photos_in(args.photos)):
         start = time.perf_counter()
         try:
             if path.is_dir():  # only a folder with no photo in it is left as a folder
@@ -473,6 +473,15 @@ def run_score(args: argparse.Namespace) -> int:
             name = overlay_name(path, overlays)
             cv2.imwrite(str(args.overlay / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0
+
+
+def with_progress(photos: list[Path]) -> Iterable[Path]:
+    """The photos, with a progress bar on stderr where the results go to a file or a pipe but a person
+    watches the terminal (in the terminal the results themselves show the progress)."""
+    from tqdm import tqdm
+
+    watched = sys.stderr.isatty() and not sys.stdout.isatty()
+    return tqdm(photos, desc="scoring", unit="photo", file=sys.stderr, disable=not watched or len(photos) < 2)
 
 
 def photos_in(paths: Sequence[Path]) -> list[Path]:

@@ -321,7 +321,8 @@ def test_back_shift_slides_only_the_boxes_of_printed_backs():
     from vision.synth.scene import FULL
 
     sliding = CounterRecipe(back_shift=1.0)
-    for taught, untaught in zip(scene_halves(HalvesJob(17, FULL)), scene_halves(HalvesJob(17, FULL, sliding)), strict=True):
+    plain, slid_plain = scene_halves(HalvesJob(17, FULL)), scene_halves(HalvesJob(17, FULL, sliding))
+    for taught, untaught in zip(plain, slid_plain, strict=True):
         assert np.array_equal(taught, untaught)  # no backs taught: nothing slid
     seed = next(s for s in range(100, 140) if (scene_halves(HalvesJob(s, BACK_SCENE, backs=True))[1] == BACK).any())
     halves, counts = scene_halves(HalvesJob(seed, BACK_SCENE, backs=True))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -97,6 +99,30 @@ def test_a_folder_is_scored_photo_by_photo_and_no_overlay_overwrites_another(pho
     ]  # fmt: skip
     assert main(["score", str(empty), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["error"] == f"{empty} is a folder with no JPEG or PNG photo in it"
+
+
+class _Stream(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+@pytest.mark.parametrize(
+    ("out_terminal", "err_terminal", "photos", "shown"),
+    [(False, True, 2, True), (True, True, 2, False), (False, False, 2, False), (False, True, 1, False)],
+)
+def test_a_progress_bar_shows_only_where_the_results_do_not(monkeypatch, out_terminal, err_terminal, photos, shown):
+    from api.cli import with_progress
+
+    err = _Stream(err_terminal)
+    monkeypatch.setattr(sys, "stdout", _Stream(out_terminal))
+    monkeypatch.setattr(sys, "stderr", err)
+    paths = [Path(f"{index}.jpg") for index in range(photos)]
+    assert list(with_progress(paths)) == paths
+    assert ("scoring" in err.getvalue()) == shown
 
 
 def test_a_hand_photo_imports_neither_torch_nor_ultralytics(photo):

@@ -64,9 +64,7 @@ BACK_SCENE = dataclasses.replace(FULL, printed_backs=1.0, face_down_share=1.0, m
 in every hand."""
 GLARE_SEED_OFFSET = 17
 """The seed offset of ``CounterRecipe.glare_scenes``."""
-GLARE_SCENE = dataclasses.replace(
-    FULL, glare_share=1.0, glare_tiles=0.8, glare_strength=(0.6, 1.5), sets=(6, 9, 12)
-)
+GLARE_SCENE = dataclasses.replace(FULL, glare_share=1.0, glare_tiles=0.8, glare_strength=(0.6, 1.5), sets=(6, 9, 12))
 """The options of ``CounterRecipe.glare_scenes``: strong glare in every hand, on most of its tiles (in
 the full renderer a tile in eight has glare, and about one in 290 a pip washed out); sets up to
 double-12 only. A first try dealt from every set (2,000 scenes, out/counter-hidden): the more pips a
