@@ -217,9 +217,10 @@ Also tried (the twenty-ninth session, scratch runs): a look at another size, its
 with the first look's and everything after it done again, for a photo in which the pipeline refused
 most of what it found (4 boxes or more uncertain, and more than it counted). That fires on none of
 the synthetic validation or seed-7 hands or the pip-labelled real photos, on Rakeduk's b4.jpg and
-q7.jpg (the pink 1-2 on black leather, which the detector sees whole at every size from 256 to 768
-px but 448) and on 16 of karthikVenkataramana's 62 robot photos. At 384 px benchmarks/read_by_eye.py
-totalled 11 of 13 against 10 (at 320 and 512, 12), and the robot photos' miscounts
+q7.jpg (the pink 1-2 on black leather, whose whole box the detector scores 0.37-0.85 at every
+size tried from 256 to 768 px but not at all at 448) and on 16 of karthikVenkataramana's 62 robot
+photos. At 384 px benchmarks/read_by_eye.py totalled 11 of 13 against 10 (at 320 and 512, 12), and
+the robot photos' miscounts
 (benchmarks/box_labelled.py: face-up tiles not counted, others counted, counts over no tile) came to
 188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at 512, and 204 and 201 at 384
 when asked to refuse two or three times what it counted. One good size among worse neighbours is
