@@ -449,6 +449,8 @@ def run_score(args: argparse.Namespace) -> int:
             }
             if is_cut(tile.corners, width, height):
                 entry["cut"] = True
+            if tile.uncertain and tile.why:
+                entry["why"] = tile.why
             tiles.append(entry)
         result: dict[str, Any] = {
             "image": str(path),
@@ -516,8 +518,9 @@ def _score_text(result: dict[str, Any]) -> str:
         reading = (
             "?" if index in result["uncertain"] or tile["pips"] is None else f"{tile['pips'][0]}-{tile['pips'][1]}"
         )
-        notes = " (uncertain, not counted)" if index in result["uncertain"] else ""
-        notes += " (cut by the frame)" if tile.get("cut") else ""
+        why = f": {tile['why']}" if "why" in tile else ""
+        notes = f" (uncertain{why}, not counted)" if index in result["uncertain"] else ""
+        notes += " (cut by the frame)" if tile.get("cut") and tile.get("why") != "beyond the frame" else ""
         lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile['confidence']:.2f}{notes}")
     if "timings_ms" in result:
         lines.append("  " + ", ".join(f"{stage} {ms} ms" for stage, ms in result["timings_ms"].items()))

@@ -155,7 +155,25 @@ def test_a_half_beyond_the_frame_is_not_read(photo):
     cut = at_edge - [length / 4, 0]  # now a quarter of the tile is off the left edge
     inside, outside = PipReader(COUNTER).read(image, [at_edge, cut], highest=18)
     assert not (inside.uncertain and min(inside.confidence) >= 0.6)  # only its confidence can refuse it
-    assert outside.uncertain
+    assert outside.uncertain and outside.why == "beyond the frame"
+    assert inside.why == ("read unsure" if inside.uncertain else "")
+
+
+def test_every_tile_left_out_says_why_in_the_json_and_the_table(photo, tmp_path, capsys):
+    path, label = photo
+    image = cv2.imread(str(path))
+    whole = np.array(label["tiles"][0]["corners"], np.float32)
+    shifted = np.float32([[1, 0, -whole[:, 0].min() - np.linalg.norm(whole[2] - whole[1]) / 4], [0, 1, 0]])
+    cut_photo = tmp_path / "cut.png"  # the first tile a quarter beyond the left edge
+    cv2.imwrite(str(cut_photo), cv2.warpAffine(image, shifted, (image.shape[1], image.shape[0])))
+    assert main(["score", str(cut_photo), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    left_out = [result["tiles"][index] for index in result["uncertain"]]
+    assert left_out and all(tile["why"] for tile in left_out)
+    assert "beyond the frame" in {tile["why"] for tile in left_out}
+    assert not any("why" in tile for index, tile in enumerate(result["tiles"]) if index not in result["uncertain"])
+    assert main(["score", str(cut_photo)]) == 0
+    assert "(uncertain: beyond the frame, not counted)" in capsys.readouterr().out
 
 
 def test_a_close_up_of_one_tile_is_found_by_the_second_look(photo):
@@ -390,5 +408,6 @@ def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeyp
     told = pipeline.HandScorer(other_pose=0.7)(image)
     assert asked and asked[0][0] == len(told.tiles) >= 2 and asked[0][1] >= len(told.tiles) and asked[0][2] == 0.7
     assert [tile.uncertain for tile in told.tiles][1::2] == [True] * (len(told.tiles) // 2)
+    assert {tile.why for tile in told.tiles[1::2]} <= {"seen face down or standing", "beyond the frame"}
     expected = sum(sum(tile.pips) for index, tile in enumerate(plain.tiles) if index % 2 == 0 and not tile.uncertain)
     assert told.total == expected

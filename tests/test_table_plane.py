@@ -202,6 +202,16 @@ def test_the_pipeline_leaves_out_boxes_over_part_of_a_tile():
     assert odd_shaped(corners, None, 0.3) == [False, False, False, False, True, False]
 
 
+def test_each_box_left_out_is_named_for_what_it_is_not():
+    from vision.pipeline import NOT_A_FACE, PART_OF_A_TILE, odd_shapes
+
+    tiles = tiles_on_table(6)
+    tiles[2] = tiles[2] @ np.array([[1, 0.6], [0, 1]])  # sheared: no tile's face
+    tiles[4] = (tiles[4] - tiles[4].mean(axis=0)) * 0.5 + tiles[4].mean(axis=0)  # a quarter of a tile
+    corners = photographed(tiles, camera(30))
+    assert odd_shapes(corners, 0.2, 0.3) == ["", "", NOT_A_FACE, "", PART_OF_A_TILE, ""]
+
+
 def test_boxes_that_are_tile_faces_as_seen_need_no_plane(monkeypatch):
     import vision.pipeline as pipeline
 

@@ -131,7 +131,14 @@ def test_predictions_file_round_trip(tmp_path):
         json.dumps(
             {
                 "image": "a/x.jpg",
-                "tiles": [{"pips": [6, 3], "corners": [[0, 0], [0, 1], [2, 1], [2, 0]], "confidence": 0.9}],
+                "tiles": [
+                    {
+                        "pips": [6, 3],
+                        "corners": [[0, 0], [0, 1], [2, 1], [2, 0]],
+                        "confidence": 0.9,
+                        "why": "read unsure",
+                    }
+                ],
                 "total": 9,
                 "uncertain": [0],
             }
@@ -140,6 +147,7 @@ def test_predictions_file_round_trip(tmp_path):
     )
     prediction = read_predictions(path)["x.jpg"]
     assert prediction.total == 9 and prediction.tiles[0].uncertain and prediction.tiles[0].pips == (6, 3)
+    assert prediction.tiles[0].why == "read unsure"
     path.write_text("{not json}\n")
     with pytest.raises(ValueError, match="line 1"):
         read_predictions(path)

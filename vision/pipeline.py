@@ -37,7 +37,7 @@ from vision.detect.verify import TileVerifier, Weighing, choose_verified, covere
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
 from vision.geometry import HALF_IN_FRAME, points_in_quads, wholly_in_frame
-from vision.read.pip_reader import READ_IN_FRAME, PipReader
+from vision.read.pip_reader import BEYOND_FRAME, READ_IN_FRAME, PipReader
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR = MODELS / "tile-detector" / "model.onnx"
@@ -408,13 +408,17 @@ class HandScorer:
                 spent_reading += time.perf_counter() - begun
         detected = time.perf_counter() - spent_reading  # timed as if the tiles were all found, then read
         frame, read = (image_bgr.shape[1], image_bgr.shape[0]), [not reading.uncertain for reading in readings]
-        odd = odd_shaped(corners, self.odd_shape, self.smallest_box, frame, read)
+        odd = odd_shapes(corners, self.odd_shape, self.smallest_box, frame, read)
         posed = seen_in_other_pose(corners, proposals, self.other_pose)
-        left_out = [shape or pose for shape, pose in zip(odd, posed, strict=True)]
+        # why each is left out: a reading beyond the frame says most, then what the box is not, then the reading
+        why = [
+            BEYOND_FRAME if reading.why == BEYOND_FRAME else OTHER_POSE_SEEN if pose else shape or reading.why
+            for reading, shape, pose in zip(readings, odd, posed, strict=True)
+        ]
         done = time.perf_counter()
         tiles = tuple(
-            PredictedTile(quad, reading.pips, float(min(score, *reading.confidence)), reading.uncertain or strange)
-            for quad, score, reading, strange in zip(corners, scores, readings, left_out, strict=True)
+            PredictedTile(quad, reading.pips, float(min(score, *reading.confidence)), bool(reason), reason)
+            for quad, score, reading, reason in zip(corners, scores, readings, why, strict=True)
         )
         total = sum(sum(tile.pips) for tile in tiles if tile.pips and not tile.uncertain)
         timings = {
@@ -439,6 +443,10 @@ def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: f
     return [bool(seen) for seen in most_other > ratio * most_face_up]
 
 
+NOT_A_FACE, PART_OF_A_TILE, OTHER_POSE_SEEN = "not a tile's shape", "part of a tile", "seen face down or standing"
+"""Why a box is left out as uncertain: ODD_SHAPE, SMALLEST_BOX, OTHER_POSE."""
+
+
 def odd_shaped(
     corners: list[np.ndarray],
     bound: float | None = ODD_SHAPE,
@@ -446,10 +454,22 @@ def odd_shaped(
     frame: tuple[int, int] | None = None,
     read: Sequence[bool] | None = None,
 ) -> list[bool]:
-    """Which boxes the table's plane, fitted to them (see ``frame``), cannot make 2:1 rectangles within
-    ``bound``, or makes smaller than ``smallest`` of the median box (None: no such test; too few
-    boxes to fit a plane: none). Where every box passes as the photo shows them, none is odd and
-    no plane is fitted (most photos taken from above).
+    """Which boxes ``odd_shapes`` gives a reason for."""
+    return [bool(why) for why in odd_shapes(corners, bound, smallest, frame, read)]
+
+
+def odd_shapes(
+    corners: list[np.ndarray],
+    bound: float | None = ODD_SHAPE,
+    smallest: float | None = SMALLEST_BOX,
+    frame: tuple[int, int] | None = None,
+    read: Sequence[bool] | None = None,
+) -> list[str]:
+    """Each box's reason to be left out ("" for none): NOT_A_FACE where the table's plane, fitted to the
+    boxes (see ``frame``), cannot make it a 2:1 rectangle within ``bound``, else PART_OF_A_TILE where
+    it makes it smaller than ``smallest`` of the median box (None: no such test; too few boxes to fit
+    a plane: none). Where every box passes as the photo shows them, none is odd and no plane is
+    fitted (most photos taken from above).
 
     Given the photo's ``frame`` (width, height), the plane and the median are those of the boxes
     wholly inside it: a box reaching beyond the frame is a guess at a tile cut by it (or the part
@@ -461,23 +481,25 @@ def odd_shaped(
     evidence = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)
     if read is not None:
         evidence &= np.asarray(read, bool)
+    fine = [""] * len(corners)
     if evidence.sum() < LEAST_TILES:
-        return [False] * len(corners)
+        return fine
 
-    def odd_on(plane: TablePlane) -> np.ndarray:
-        odd = np.zeros(len(corners), bool)
-        if bound is not None:
-            odd |= misfits(plane, corners) > bound
-        if smallest is not None:
-            odd |= relative_areas(plane, corners, among=evidence) < smallest
-        return odd
+    def odd_on(plane: TablePlane) -> list[str]:
+        misfit = misfits(plane, corners) > bound if bound is not None else np.zeros(len(corners), bool)
+        small = (
+            relative_areas(plane, corners, among=evidence) < smallest
+            if smallest is not None
+            else np.zeros(len(corners), bool)
+        )
+        return [NOT_A_FACE if odd else PART_OF_A_TILE if part else "" for odd, part in zip(misfit, small, strict=True)]
 
-    if not odd_on(AS_SEEN).any():
-        return [False] * len(corners)
+    if not any(odd_on(AS_SEEN)):
+        return fine
     plane = table_plane([quad for quad, telling in zip(corners, evidence, strict=True) if telling])
     if plane is None:
-        return [False] * len(corners)
-    return [bool(odd) for odd in odd_on(plane)]
+        return fine
+    return odd_on(plane)
 
 
 class PipsOnTrueCorners:
@@ -493,7 +515,7 @@ class PipsOnTrueCorners:
         corners = [tile.corners for tile in label.tiles]
         readings = self.reader.read(image_bgr, corners, self.highest)
         tiles = tuple(
-            PredictedTile(quad, reading.pips, min(reading.confidence), reading.uncertain)
+            PredictedTile(quad, reading.pips, min(reading.confidence), reading.uncertain, reading.why)
             for quad, reading in zip(corners, readings, strict=True)
         )
         total = sum(sum(tile.pips) for tile in tiles if tile.pips and not tile.uncertain)

@@ -33,6 +33,8 @@ class PredictedTile:
     pips: tuple[int, int] | None
     confidence: float = 1.0
     uncertain: bool = False
+    why: str = ""
+    """Why it is uncertain, in a few words (e.g. "beyond the frame"); "" when it is not, or not said."""
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,7 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
                     None if tile.get("pips") is None else (int(tile["pips"][0]), int(tile["pips"][1])),
                     float(tile.get("confidence", 1.0)),
                     index in uncertain,
+                    str(tile.get("why", "")),
                 )
                 for index, tile in enumerate(item.get("tiles", []))
             )

@@ -87,11 +87,19 @@ more real half wrong through the whole pipeline (benchmarks/reader_confidence.py
 two on labelled corners)."""
 
 
+BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE = "beyond the frame", "a half holds no count", "read unsure"
+"""Why a reading is uncertain: a half lies too far beyond the photo's edge (READ_IN_FRAME), the
+counter says a half holds no count (a printed back's: NO_COUNT), or a half is read less surely than
+MIN_CONFIDENCE."""
+
+
 @dataclass(frozen=True)
 class Reading:
     pips: tuple[int, int]
     confidence: tuple[float, float]
     uncertain: bool
+    why: str = ""
+    """Why it is uncertain (BEYOND_FRAME, HOLDS_NO_COUNT or UNSURE, the first that holds); "" when not."""
 
 
 class PipReader:
@@ -140,13 +148,17 @@ class PipReader:
         probabilities = probabilities[:, :COUNTS] / np.maximum(1 - no_count, 1e-9)[:, None]
         probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
         counts = probabilities.argmax(axis=1)
-        confidence = np.where(no_count >= NO_COUNT, 0.0, probabilities.max(axis=1))  # ... and lowers the confidence
+        uncountable = no_count >= NO_COUNT
+        confidence = np.where(uncountable, 0.0, probabilities.max(axis=1))  # ... and lowers the confidence
         height, width = image_bgr.shape[:2]
         pairs = counts.reshape(-1, 2).tolist(), confidence.reshape(-1, 2).tolist()
         beyond = (~halves_in_frame_each(corners, width, height, self.in_frame)).tolist()
+        refused = uncountable.reshape(-1, 2).any(axis=1).tolist()
         readings = []
-        for (first, second), sure, cut in zip(*pairs, beyond, strict=True):  # Python numbers: cheaper per tile
-            readings.append(Reading((first, second), (sure[0], sure[1]), min(sure) < self.min_confidence or cut))
+        for (first, second), sure, cut, blank in zip(*pairs, beyond, refused, strict=True):  # Python numbers: cheaper
+            unsure = min(sure) < self.min_confidence
+            why = BEYOND_FRAME if cut else HOLDS_NO_COUNT if blank else UNSURE if unsure else ""
+            readings.append(Reading((first, second), (sure[0], sure[1]), unsure or cut, why))
         return readings
 
 
