@@ -53,7 +53,14 @@ def causes(label: LabelledImage, prediction: Prediction, on_labelled: Prediction
                 wrong.append({"cause": "missed", "pips": tile.pips, **seen})
         elif tile.counted and not counted:
             wrong.append(
-                {"cause": "uncertain", "pips": tile.pips, "read": guess.pips, "confidence": guess.confidence, **seen}
+                {
+                    "cause": "uncertain",
+                    "pips": tile.pips,
+                    "read": guess.pips,
+                    "confidence": guess.confidence,
+                    "why": guess.why,
+                    **seen,
+                }
             )
         elif tile.counted and tile.pips is not None:
             read = in_label_order(tile.corners, guess)
@@ -112,6 +119,7 @@ def main() -> None:
     read_there = [[tile.get("on_labelled_corners") for tile in photo["tiles"]] for photo in photos]
     reading = sum(all(there not in (None, "right") for there in tiles) for tiles in read_there)
     boxes = sum("right" in tiles for tiles in read_there)
+    left_out = Counter(tile["why"] for photo in photos for tile in photo["tiles"] if tile["cause"] == "uncertain")
     report = {
         "benchmark": "failures",
         "command": f"python -m benchmarks.failures {source}",
@@ -121,6 +129,7 @@ def main() -> None:
         "photos_wrong_only_where_washed_out": washed,
         "photos_wrong_only_where_misread_on_labelled_corners": reading,
         "photos_with_a_tile_read_right_on_labelled_corners": boxes,
+        "uncertain_tiles_by_why": dict(left_out.most_common()),
         "wrong": photos,
     }
     lines = [
@@ -137,6 +146,9 @@ def main() -> None:
         "Photos wrong only in tiles the reader misreads or leaves out on their labelled corners too (better",
         f"boxes would not mend them): {reading}; with a tile missed, left out or misread that it reads right",
         f"there: {boxes}.",
+        "Tiles the label counts left out as uncertain, by why: "
+        + (", ".join(f"{why or 'not said'} {count}" for why, count in left_out.most_common()) or "none")
+        + ".",
         "",
         "| photo | total / read | what went wrong |",
         "|---|---|---|",
@@ -155,7 +167,7 @@ def describe(tiles: list[dict[str, Any]]) -> str:
         if "read" in tile and tile["cause"] != "missed":
             text += f" read {tile['read']}"
         if "confidence" in tile:
-            text += f" ({tile['confidence']:.2f})"
+            text += f" ({tile['confidence']:.2f}{': ' + tile['why'] if tile.get('why') else ''})"
         if "length_px" in tile:
             text += f" [{tile['length_px']:.0f} px long]"
         if "over" in tile:

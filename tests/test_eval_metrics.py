@@ -155,7 +155,7 @@ def test_a_shrunk_photo_keeps_its_labels_in_step():
 
 
 def test_every_cause_of_a_wrong_total_is_named():
-    from benchmarks.failures import causes
+    from benchmarks.failures import causes, describe
 
     def tile_at(x: float, pips: tuple[int, int] | None = None, **kind: object) -> LabelledTile:
         return LabelledTile(np.array([[x, 40], [x, 0], [x + 80, 0], [x + 80, 40]], np.float32), pips, **kind)
@@ -174,7 +174,7 @@ def test_every_cause_of_a_wrong_total_is_named():
     )  # fmt: skip
 
     def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> PredictedTile:
-        return PredictedTile(tile_at(x).corners, pips, 0.4 if uncertain else 0.9, uncertain)
+        return PredictedTile(tile_at(x).corners, pips, 0.4 if uncertain else 0.9, uncertain, "read unsure" * uncertain)
 
     prediction = Prediction(
         (
@@ -190,6 +190,7 @@ def test_every_cause_of_a_wrong_total_is_named():
     assert [tile.get("length_px") for tile in wrong] == [80, 80, 80, 80, 80, None]  # how large the tile was to see
     assert [bool(tile.get("washed_out")) for tile in wrong] == [False] * 4 + [True, False]
     assert all("on_labelled_corners" not in tile for tile in wrong)  # not asked
+    assert "uncertain (3, 4) read (3, 4) (0.40: read unsure)" in describe(wrong[1:2])  # and why it was left out
 
 
 def test_a_wrong_tile_is_read_again_on_its_labelled_corners():
