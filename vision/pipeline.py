@@ -159,7 +159,7 @@ and left out of the total. Chosen on the 400 synthetic validation hands by
 benchmarks/odd_shapes.py (the loosest bound with the most exact totals); the boxes of real tiles
 lie far inside it. Tried, not kept (the twenty-ninth session, scratch runs): keeping an odd box
 whose halves are both read at 0.95 or more (6 tiles the 1,000 synthetic hands count were left out
-as odd, most read that surely): validation hands 376 against 377, seed-10 374 against 373, seed-7
+as odd): validation hands 376 against 377, seed-10 374 against 373, seed-7
 188 either way; on the robot photos 25 more face-up tiles counted but 23 more standing or face-down
 ones too (0.9: 376, 372, 188)."""
 SMALLEST_BOX = 0.3
