@@ -467,7 +467,7 @@ def run_score(args: argparse.Namespace) -> int:
         if args.overlay:
             thickness = thickness_for(image)
             for tile in prediction.tiles:
-                text = f"{tile.pips[0]}-{tile.pips[1]}" if tile.pips and not tile.uncertain else "?"
+                text = f"{tile.pips[0]}-{tile.pips[1]}" if tile.pips and not tile.uncertain else overlay_why(tile.why)
                 draw_tile(image, tile.corners, text, RED if tile.uncertain else MAGENTA, thickness)
             unsure = len(result["uncertain"])
             summary = f"total {result['total']}" + (f", {unsure} uncertain (red, not counted)" if unsure else "")
@@ -475,6 +475,22 @@ def run_score(args: argparse.Namespace) -> int:
             name = overlay_name(path, overlays)
             cv2.imwrite(str(args.overlay / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0
+
+
+SHORT_WHY = {
+    "beyond the frame": "edge",
+    "read unsure": "unsure",
+    "a half holds no count": "no count",
+    "not a tile's shape": "shape",
+    "part of a tile": "part",
+    "seen face down or standing": "pose",
+}
+"""What an overlay writes, after a "?", on a tile left out as uncertain: its reason in a word."""
+
+
+def overlay_why(why: str) -> str:
+    short = SHORT_WHY.get(why, "")
+    return f"? {short}" if short else "?"
 
 
 def with_progress(photos: list[Path]) -> Iterable[Path]:

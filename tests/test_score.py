@@ -73,6 +73,18 @@ def test_overlay_and_table(photo, tmp_path, capsys):
     assert (corner.max(axis=2) < 40).mean() > 0.5 and corner.max() > 200  # the total, white on a black strip
 
 
+def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
+    from api.cli import SHORT_WHY, overlay_why
+    from vision import pipeline
+    from vision.read import pip_reader
+
+    reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
+    reasons += [pipeline.NOT_A_FACE, pipeline.PART_OF_A_TILE, pipeline.OTHER_POSE_SEEN]
+    assert sorted(reasons) == sorted(SHORT_WHY)  # every reason the pipeline gives has its word
+    assert overlay_why(pip_reader.BEYOND_FRAME) == "? edge"
+    assert overlay_why("") == "?" and overlay_why("something new") == "?"
+
+
 def test_a_banner_covers_only_the_top_left_corner():
     from vision.draw import banner
 
