@@ -159,9 +159,9 @@ and left out of the total. Chosen on the 400 synthetic validation hands by
 benchmarks/odd_shapes.py (the loosest bound with the most exact totals); the boxes of real tiles
 lie far inside it. Tried, not kept (the twenty-ninth session, scratch runs): keeping an odd box
 whose halves are both read at 0.95 or more (6 tiles the 1,000 synthetic hands count were left out
-as odd): validation hands 376 against 377, seed-10 374 against 373, seed-7
-188 either way; on the robot photos 25 more face-up tiles counted but 23 more standing or face-down
-ones too (0.9: 376, 372, 188)."""
+as odd): validation hands 376 against 377, seed-10 374 against 373, seed-7 188 either way; on the
+robot photos 25 more face-up tiles counted but 23 more standing or face-down ones too (0.9: 376,
+372, 188)."""
 SMALLEST_BOX = 0.3
 """A box covering less than this share of the median box's area on the table's plane is no whole
 tile but part of one (a half, the pips of one end) or a tile mostly beyond the frame, whose pips
@@ -224,9 +224,8 @@ the synthetic validation or seed-7 hands or the pip-labelled real photos, on Rak
 q7.jpg (the pink 1-2 on black leather, whose whole box the detector scores 0.37-0.85 at every
 size tried from 256 to 768 px but not at all at 448) and on 16 of karthikVenkataramana's 62 robot
 photos. At 384 px benchmarks/read_by_eye.py totalled 11 of 13 against 10 (at 320 and 512, 12), and
-the robot photos' miscounts
-(benchmarks/box_labelled.py: face-up tiles not counted, others counted, counts over no tile) came to
-188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at 512, and 204 and 201 at 384
+the robot photos' miscounts (benchmarks/box_labelled.py: face-up tiles not counted, others counted,
+counts over no tile) came to 188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at 512, and 204 and 201 at 384
 when asked to refuse two or three times what it counted. One good size among worse neighbours is
 luck, not a rule: not kept."""
 
