@@ -225,9 +225,9 @@ q7.jpg (the pink 1-2 on black leather, whose whole box the detector scores 0.37-
 size tried from 256 to 768 px but not at all at 448) and on 16 of karthikVenkataramana's 62 robot
 photos. At 384 px benchmarks/read_by_eye.py totalled 11 of 13 against 10 (at 320 and 512, 12), and
 the robot photos' miscounts (benchmarks/box_labelled.py: face-up tiles not counted, others counted,
-counts over no tile) came to 188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at 512, and 204 and 201 at 384
-when asked to refuse two or three times what it counted. One good size among worse neighbours is
-luck, not a rule: not kept."""
+counts over no tile) came to 188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at
+512, and 204 and 201 at 384 when asked to refuse two or three times what it counted. One good size
+among worse neighbours is luck, not a rule: not kept."""
 
 
 def face_up_boxes(found: Detections) -> int:
