@@ -39,9 +39,9 @@ exactly against 186, the validation hands 375 as before, the real photos 27 of 2
 scratch comparison of the two rules with the counter that learnt backs). Swept in the twenty-eighth
 session with the bundled counter (seed-8, 7 and 10 hands; scratch runs): 377, 187, 372 at 0.3; 378,
 188, 372 at 0.4; 377, 188, 373 at 0.5; 374, 187, 372 at 0.6; 373, 187, 371 at 0.7; 372, 187, 371 at
-0.85: 0.5 stays. Nor refusing such a half only where the tile's other half is not read as a
-count of 1 or more at 0.95 or 0.99 (a printed back's other half reads blank; 8 faces of the 1,000
-synthetic hands were refused so): every total the same (the twenty-ninth session, scratch runs)."""
+0.85: 0.5 stays. Also tried (the twenty-ninth session, scratch runs): refusing such a half only
+where the tile's other half is not read as a count of 1 or more at 0.95 or 0.99 (a printed back's
+other half reads blank; 8 faces of the 1,000 synthetic hands were refused so): every total the same."""
 SURE = 0.75
 """A half read at least this confidently bounds the set from below. 0.9 until the twenty-sixth
 session; then, with the counter that learnt printed backs, exact totals (a scratch sweep, every
