@@ -61,20 +61,20 @@ def test_detector_realism_keeps_earlier_rows_of_the_same_recipe_only(tmp_path, m
 
 def test_wrong_halves_are_tallied_by_the_count_they_hold():
     from benchmarks.reader_confidence import wrong_by_count
-    from vision.read.pip_reader import Reading
+    from vision.read.pip_reader import BEYOND_FRAME, Reading
 
     pips = [(16, 3), (12, 0), (17, 1)]
     tiles = [LabelledTile(tile(100 * place, 0), both) for place, both in enumerate(pips)]
     readings = [
-        Reading((15, 3), (0.8, 1.0), uncertain=False),  # 16 read 15 and counted at 0.5
-        Reading((12, 0), (1.0, 1.0), uncertain=False),
-        Reading((14, 1), (0.3, 1.0), uncertain=False),  # 17 read 14, but too unsure to be counted
+        Reading((15, 3), (0.8, 1.0)),  # 16 read 15 and counted at 0.5
+        Reading((12, 0), (1.0, 1.0)),
+        Reading((14, 1), (0.3, 1.0)),  # 17 read 14, but too unsure to be counted
     ]
     tally = wrong_by_count([(0, tiles, readings)], threshold=0.5)
     assert tally["16-18"] == (2, 2, 1)
     assert tally["0-6"] == (3, 0, 0)
     assert tally["10-12"] == (1, 0, 0)
-    cut = [Reading((15, 3), (0.8, 1.0), uncertain=True), *readings[1:]]  # the frame cuts the first tile: not read
+    cut = [Reading((15, 3), (0.8, 1.0), BEYOND_FRAME), *readings[1:]]  # the frame cuts the first tile: not read
     assert wrong_by_count([(0, tiles, cut)], threshold=0.5)["16-18"] == (1, 1, 0)
 
 

@@ -99,9 +99,12 @@ MIN_CONFIDENCE."""
 class Reading:
     pips: tuple[int, int]
     confidence: tuple[float, float]
-    uncertain: bool
     why: str = ""
     """Why it is uncertain (BEYOND_FRAME, HOLDS_NO_COUNT or UNSURE, the first that holds); "" when not."""
+
+    @property
+    def uncertain(self) -> bool:
+        return bool(self.why)
 
 
 class PipReader:
@@ -158,9 +161,9 @@ class PipReader:
         refused = uncountable.reshape(-1, 2).any(axis=1).tolist()
         readings = []
         for (first, second), sure, cut, blank in zip(*pairs, beyond, refused, strict=True):  # Python numbers: cheaper
-            unsure = min(sure) < self.min_confidence
-            why = BEYOND_FRAME if cut else HOLDS_NO_COUNT if blank else UNSURE if unsure else ""
-            readings.append(Reading((first, second), (sure[0], sure[1]), unsure or cut, why))
+            unsure = min(sure) < self.min_confidence  # a half holding no count is read at 0: unsure too
+            why = BEYOND_FRAME if cut else (HOLDS_NO_COUNT if blank else UNSURE) if unsure else ""
+            readings.append(Reading((first, second), (sure[0], sure[1]), why))
         return readings
 
 
