@@ -350,6 +350,7 @@ def test_the_slant_is_judged_by_the_boxes_whose_pips_were_read_surely(photo, mon
     import dataclasses
 
     from vision import pipeline
+    from vision.read.pip_reader import UNSURE
 
     path, _ = photo
     image = cv2.imread(str(path))
@@ -360,7 +361,7 @@ def test_the_slant_is_judged_by_the_boxes_whose_pips_were_read_surely(photo, mon
 
     def first_refused(image_bgr, corners, highest=None):
         readings = read(image_bgr, corners, highest)
-        given.append([dataclasses.replace(readings[0], uncertain=True), *readings[1:]])
+        given.append([dataclasses.replace(readings[0], why=UNSURE), *readings[1:]])
         return given[-1]
 
     judged = []
