@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 # Synthetic hands for measuring, never trained on; named by the generator version that drew them.
 EVAL_HANDS := out/synth/eval-hand-v13
+# The same kind of hands photographed 45-60 degrees off vertical, as from a chair (the detector's
+# usual training stops at 45).
+STEEP_HANDS := out/synth/steep-hand-v13
 
 .PHONY: run test bench eval realism train-deps clean
 
@@ -62,6 +65,9 @@ eval: $(BIN)/hubcam
 	cp out/eval/synth-hand-unrefined/summary.md benchmarks/results/eval-synth-hand-hubcam-unrefined.md
 	$(BIN)/hubcam eval --set $(EVAL_HANDS) --out out/eval/synth-hand-hubcam
 	cp out/eval/synth-hand-hubcam/summary.md benchmarks/results/eval-synth-hand-hubcam.md
+	$(BIN)/hubcam synth --kind hand --n 200 --seed 21 --tilt 45-60 --out $(STEEP_HANDS)
+	$(BIN)/hubcam eval --set $(STEEP_HANDS) --out out/eval/synth-steep-hubcam
+	cp out/eval/synth-steep-hubcam/summary.md benchmarks/results/eval-synth-steep-hubcam.md
 
 # Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).
 train-deps: $(BIN)/hubcam

@@ -20,6 +20,9 @@ from engine.referee import moves_to_log
 from engine.rules import HAND_SIZES, VARIANT_HELP, VARIANTS
 from engine.scoresheet import Scoresheet
 
+MOST_TILT = 75.0
+"""The steepest camera ``hubcam synth --tilt`` draws (degrees off vertical)."""
+
 
 class UsageError(Exception):
     """Input the command cannot work with; printed on stderr, exit 2."""
@@ -85,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument(
         "--printed-backs", type=float, default=None, metavar="SHARE",
         help="share of sets with letters printed on their backs (default: the generator's, 0.3)",
+    )  # fmt: skip
+    synth.add_argument(
+        "--tilt", default=None, metavar="LOW-HIGH",
+        help="degrees off vertical every camera is tilted, e.g. 45-65 for a steep set (default: the "
+        "generator's, up to 45, one in five nearly straight down)",
     )  # fmt: skip
     synth.set_defaults(run=run_synth)
 
@@ -317,6 +325,9 @@ def run_synth(args: argparse.Namespace) -> int:
             if not 0 <= share <= 1:
                 raise UsageError(f"--{flag.replace('_', '-')} is a share of sets, 0 to 1 (got {share})")
             options = dataclasses.replace(options, **{flag: share})
+    if args.tilt is not None:
+        low, high = _parse_tilt(args.tilt)
+        options = dataclasses.replace(options, min_tilt_deg=low, max_tilt_deg=high)
     try:
         names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
     except ValueError as error:
@@ -325,6 +336,17 @@ def run_synth(args: argparse.Namespace) -> int:
         f"{len(names)} {args.kind} images with labels in {args.out} (contact sheet: {args.out / 'contact_sheet.jpg'})"
     )
     return 0
+
+
+def _parse_tilt(text: str) -> tuple[float, float]:
+    """``--tilt LOW-HIGH`` as degrees off vertical; beyond MOST_TILT a camera sees the table's edge on."""
+    try:
+        low, high = (float(part) for part in text.split("-"))
+    except ValueError:
+        raise UsageError(f"invalid --tilt: {text!r} (expected LOW-HIGH in degrees, e.g. 45-65)") from None
+    if not 0 < high <= MOST_TILT or not 0 <= low <= high:
+        raise UsageError(f"invalid --tilt: {text!r} (expected 0 <= LOW <= HIGH, 0 < HIGH <= {MOST_TILT:g})")
+    return low, high
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -91,3 +91,27 @@ def test_read_by_eye_compares_tiles_as_bags_and_its_readings_are_well_formed():
     root = real_root()
     if root is not None:  # the readings name photos that are there
         assert all((root / photo["path"]).is_file() for photo in photos)
+
+
+def choosing_rows(**exact: tuple[int, int]) -> dict[str, dict]:
+    """``detector_choice`` rows: each candidate's exact totals on a usual and a steep set of 100 photos."""
+    return {
+        name: {
+            "choosing": {
+                "usual": {"exact_totals": usual, "photos": 100},
+                "steep": {"exact_totals": steep, "photos": 100},
+            }
+        }
+        for name, (usual, steep) in exact.items()
+    }
+
+
+def test_a_detector_is_chosen_only_ahead_overall_and_not_behind_on_any_choosing_set():
+    from benchmarks.detector_choice import choose
+
+    assert choose(choosing_rows(bundled=(90, 60), steep=(90, 75)), "bundled") == "steep"
+    assert choose(choosing_rows(bundled=(90, 60), steep=(85, 75)), "bundled") == "bundled"  # the usual photos lose 5
+    assert choose(choosing_rows(bundled=(90, 60), steep=(89, 75)), "bundled") == "steep"  # 1 in 100: within the tie
+    assert choose(choosing_rows(bundled=(90, 60), steep=(90, 61)), "bundled") == "bundled"  # ahead by a tie only
+    rows = choosing_rows(bundled=(90, 60), a=(90, 70), b=(91, 80))
+    assert choose(rows, "bundled") == "b"

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.face import _dimples, render_back, render_face
 from vision.synth.pips import MAX_PIPS, layout, pip_radius
 from vision.synth.scene import FLAT_MM, FULL, Scene, SceneOptions, make_scene, render
@@ -131,6 +132,28 @@ def test_hands_are_framed_close_as_real_hand_photos_are():
     whole = tile_shares(SceneOptions(close_hands=False), range(12))
     assert np.median(close) > np.median(whole) and np.percentile(close, 10) > np.percentile(whole, 10)
     assert 0.1 < np.median(close) < 0.25
+
+
+def tilts_deg(choice: CameraChoice, draws: int = 200) -> np.ndarray:
+    """How far off vertical each of ``draws`` random cameras looks (degrees)."""
+    rng = random.Random(5)
+    cameras = [random_camera(rng, np.zeros(3), 100.0, (640, 480), choice) for _ in range(draws)]
+    return np.degrees([np.arccos(-camera.R[2, 2]) for camera in cameras])  # R's last row: the look direction
+
+
+def test_a_steep_set_tilts_every_camera_within_its_range_and_the_default_keeps_near_vertical_ones():
+    steep = tilts_deg(CameraChoice(min_tilt_deg=50, max_tilt_deg=60))
+    assert steep.min() >= 50 - 1e-6 and steep.max() <= 60 + 1e-6
+    usual = tilts_deg(CameraChoice())
+    assert usual.max() <= 45 + 1e-6 and (usual < 8).mean() > 0.2  # one in five nearly straight down, and some more
+
+
+def test_a_steep_set_keeps_the_scenes_and_changes_only_the_camera():
+    steep = dataclasses.replace(FULL, min_tilt_deg=50, max_tilt_deg=60)
+    usual_image, usual = render(make_scene("hand", 3, FULL), (320, 240), FULL)
+    steep_image, tipped = render(make_scene("hand", 3, steep), (320, 240), steep)
+    assert [tile["pips"] for tile in usual["tiles"]] == [tile["pips"] for tile in tipped["tiles"]]
+    assert not np.array_equal(usual_image, steep_image)
 
 
 def test_a_tile_with_a_half_beyond_the_frame_is_labelled_unreadable():

@@ -186,6 +186,9 @@ def test_cli_eval_on_the_real_photos(tmp_path):
         (["eval", "--real", "/no/such/folder"], "no real photos"),
         (["export", "crops", "/no/such/folder", "--out", "x"], "no such folder"),
         (["synth", "--kind", "hand", "--n", "1", "--out", "x", "--bright-sets", "2"], "--bright-sets"),
+        (["synth", "--kind", "hand", "--n", "1", "--out", "x", "--tilt", "60-50"], "invalid --tilt"),
+        (["synth", "--kind", "hand", "--n", "1", "--out", "x", "--tilt", "steep"], "invalid --tilt"),
+        (["synth", "--kind", "hand", "--n", "1", "--out", "x", "--tilt", "10-90"], "invalid --tilt"),
     ],
 )
 def test_cli_vision_commands_refuse_bad_input_clearly(capsys, args, message):

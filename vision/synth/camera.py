@@ -111,6 +111,9 @@ class CameraChoice:
     """The ranges a random camera is drawn from."""
 
     max_tilt_deg: float = 45.0
+    min_tilt_deg: float = 0.0
+    """Above 0, every camera is tilted between this and ``max_tilt_deg`` (a steep set); at 0, one
+    in five looks nearly straight down (up to 8 degrees off), as most photos of a hand do."""
     hfov_deg: tuple[float, float] = (45.0, 70.0)
     k1: tuple[float, float] = (-0.12, 0.05)
     fill: tuple[float, float] = (0.75, 1.15)
@@ -130,12 +133,14 @@ def random_camera(
     choice: CameraChoice,
     tile_mm: float = 0.0,
 ) -> Camera:
-    """A camera looking at a scene of ``radius_mm`` around ``target_mm``, from up to 45 degrees off vertical."""
+    """A camera looking at a scene of ``radius_mm`` around ``target_mm``, tilted off vertical as ``choice`` says
+    (up to 45 degrees by default)."""
     width, height = size_px
     hfov = math.radians(rng.uniform(*choice.hfov_deg))
     f = (width / 2) / math.tan(hfov / 2)
     K = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]])
-    tilt = math.radians(rng.uniform(0, choice.max_tilt_deg) if rng.random() < 0.8 else rng.uniform(0, 8))
+    steep = rng.random() < 0.8 or choice.min_tilt_deg > 0  # the draw is made either way: same seed, same scenes
+    tilt = math.radians(rng.uniform(choice.min_tilt_deg, choice.max_tilt_deg) if steep else rng.uniform(0, 8))
     azimuth = rng.uniform(0, 2 * math.pi)
     # Distance such that the scene's radius spans the chosen share of the shorter side.
     half_side_px = rng.uniform(*choice.fill) * min(width, height) / 2

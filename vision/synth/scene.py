@@ -64,6 +64,8 @@ class SceneOptions:
     photo: bool = True
     """Lens distortion, light colour, falloff, blur, sensor noise and JPEG."""
     max_tilt_deg: float = 45.0
+    min_tilt_deg: float = 0.0
+    """Above 0: every camera tilted at least this far (``vision.synth.camera.CameraChoice``), for steep sets."""
     tables: tuple[str, ...] = TABLE_KINDS
     """Which table tops scenes are laid on."""
     distractors: bool = True
@@ -497,7 +499,7 @@ def render(
     if rng.random() < 0.3:
         size_px = (size_px[1], size_px[0])  # portrait
     target, radius = scene.extent_mm()
-    camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg)
+    camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg, min_tilt_deg=options.min_tilt_deg)
     if scene.kind == "hand" and options.close_hands:
         overfill = HAND_OVERFILL if rng.random() < HAND_CUT_SHARE else HAND_WHOLE_FILL
         camera_choice = dataclasses.replace(camera_choice, tile_share=HAND_TILE_SHARE, max_fill=overfill)
