@@ -39,16 +39,20 @@ def photo_sets(
 
 
 def sweep_arguments(
-    description: str, defaults: Mapping[str, str]
+    description: str,
+    defaults: Mapping[str, str],
+    more_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> tuple[argparse.Namespace, dict[str, list[float | None]], list[LabelledImage]]:
     """Parse ``--set``, ``--images`` and an ``--OPTION`` for each of ``defaults`` (comma-separated values
-    to sweep, ``never`` for the test left out); each option's values (None for never) and the
-    synthetic set's labels."""
+    to sweep, ``never`` for the test left out), and what ``more_arguments`` adds; each option's values
+    (None for never) and the synthetic set's labels."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", type=Path, default=Path("out/synth/val-hand-v10"))
     parser.add_argument("--images", type=int, default=400)
     for option, default in defaults.items():
         parser.add_argument(f"--{option}", default=default, help=f"values to try (default {default})")
+    if more_arguments is not None:
+        more_arguments(parser)
     args = parser.parse_args()
     values = {
         option: [None if value == "never" else float(value) for value in getattr(args, option).split(",")]

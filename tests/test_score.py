@@ -14,6 +14,7 @@ import pytest
 
 from api.cli import main
 from vision.pipeline import COUNTER, DETECTOR
+from vision.read.pip_reader import BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE
 from vision.synth.scene import make_scene, render
 
 pytestmark = pytest.mark.skipif(not (DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/")
@@ -350,7 +351,6 @@ def test_the_slant_is_judged_by_the_boxes_whose_pips_were_read_surely(photo, mon
     import dataclasses
 
     from vision import pipeline
-    from vision.read.pip_reader import UNSURE
 
     path, _ = photo
     image = cv2.imread(str(path))
@@ -370,6 +370,53 @@ def test_the_slant_is_judged_by_the_boxes_whose_pips_were_read_surely(photo, mon
     found = scorer(image)
     sure = sum(not reading.uncertain for reading in given[0])
     assert len(found.tiles) >= 3 and 0 < sure < len(found.tiles) and judged == [sure]
+
+
+@pytest.mark.parametrize(
+    ("doubt_slant", "why", "odd", "looks"),
+    [
+        (1.2, "", False, 1),
+        (1.2, UNSURE, False, 2),
+        (1.2, HOLDS_NO_COUNT, False, 1),
+        (1.2, BEYOND_FRAME, False, 1),
+        (1.2, "", True, 2),
+        (None, UNSURE, True, 1),
+    ],
+)
+def test_a_photo_slanted_under_slant_is_redrawn_only_where_the_first_look_left_doubt(
+    photo, monkeypatch, doubt_slant, why, odd, looks
+):
+    """A plane fitted slanted 1.3, between DOUBT_SLANT and SLANT: redrawn (a second look) only where a
+    tile was read unsurely at the first, or a box was of no tile's shape; not for a printed back
+    refused or a tile beyond the frame, which a square-on view does not mend."""
+    import dataclasses
+
+    from calibration.table_plane import TablePlane
+    from vision import pipeline
+
+    path, _ = photo
+    image = cv2.imread(str(path))
+    scorer = pipeline.HandScorer(
+        slant=1.4, doubt_slant=doubt_slant, spread_slant=None, foreshortened=None, square_on_looks=1
+    )
+    read = scorer.reader.read
+    calls = []
+
+    def first_look_refused(image_bgr, corners, highest=None):
+        readings = [dataclasses.replace(reading, why="") for reading in read(image_bgr, corners, highest)]
+        calls.append(len(corners))
+        if len(calls) == 1:
+            readings = [dataclasses.replace(readings[0], why=why), *readings[1:]]
+        return readings
+
+    monkeypatch.setattr(scorer.reader, "read", first_look_refused)
+    reason = pipeline.NOT_A_FACE if odd else ""
+    monkeypatch.setattr(scorer, "odd_ones", lambda corners, readings, frame: [reason] + [""] * (len(corners) - 1))
+    seen = shapes_looked_at(scorer, monkeypatch)
+    monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.3)
+    monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.3))
+    scorer(image)
+    assert len(seen) == looks and len(calls) == looks
 
 
 def test_a_tile_is_read_only_with_the_share_of_each_half_inside_the_photo_asked(photo):
