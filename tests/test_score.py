@@ -346,6 +346,35 @@ def test_tiles_longer_for_their_width_than_a_face_are_looked_at_square_on(
     assert len(seen) == looks
 
 
+@pytest.mark.parametrize("in_view", [True, False])
+def test_boxes_found_in_a_redrawn_view_are_refined_there_or_in_the_photo(photo, monkeypatch, in_view):
+    from calibration.table_plane import TablePlane
+    from vision import pipeline
+
+    path, _ = photo
+    image = cv2.imread(str(path))
+    scorer = pipeline.HandScorer(slant=1.1, refine_in_view=in_view, foreshortened=None, square_on_looks=1)
+    corners, scores, proposals = scorer.find_tiles(image)
+    refine, refined_in = scorer.refiner, []
+
+    def recorded(image_bgr, corners, refine=refine):
+        refined_in.append(image_bgr.shape)
+        return refine(image_bgr, corners)
+
+    monkeypatch.setattr(scorer, "refiner", recorded)
+    seen = shapes_looked_at(scorer, monkeypatch)
+    monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.3)
+    monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.3))
+    found, _, _ = scorer.square_on_again(image, corners, scores, proposals)
+    assert len(seen) == 1 and seen[0] != image.shape  # one redrawn view, cut round the tiles
+    assert refined_in == [seen[0] if in_view else image.shape]
+    assert len(found) >= 3 and all(quad.shape == (4, 2) for quad in found)
+    first = np.array([quad.mean(axis=0) for quad in corners])
+    nearest = [np.linalg.norm(first - quad.mean(axis=0), axis=1).min() for quad in found]
+    length = np.median([np.linalg.norm(quad[2] - quad[1]) for quad in corners])
+    assert np.median(nearest) < 0.1 * length  # taken back to the photo's pixels, onto the tiles seen at first
+
+
 def test_the_slant_is_judged_by_the_boxes_whose_pips_were_read_surely(photo, monkeypatch):
     """Boxes over no tile come in every size: only those read surely say whether the photo is slanted."""
     import dataclasses
