@@ -310,7 +310,9 @@ class HandScorer:
         """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
         never a second look at photos with few tiles; ``refiner=None``: the pips read from the
         boxes as kept; ``brighten=False``: dim photos read as they are; ``slant=None``: never a
-        look at the photo redrawn square-on (``spread_slant=None``: only where the plane fitted says
+        look at the photo redrawn square-on (``doubt_slant=None``: only where SLANT says, however much
+        doubt the first look left; ``refine_in_view=False``: its boxes refined in the photo, not in the
+        view; ``spread_slant=None``: only where the plane fitted says
         so; ``slant_again=None``: never twice; ``foreshortened=None``: never for the boxes' shape
         alone; ``square_on_looks``: the most views redrawn); ``odd_shape=None``, ``smallest_box=None``: boxes of any
         shape, or any size, read; ``covered=None``: boxes inside better ones kept (before refining
