@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     train.add_argument(
         "--max-lr", type=float, default=None,
-        help="pips, verifier: the one-cycle schedule's peak learning rate (default 0.003)",
+        help="pips, verifier, refiner: the one-cycle schedule's peak learning rate (default: the recipe's)",
     )  # fmt: skip
     train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier, pips: the network's channels, e.g. 8,16,32,48"
@@ -193,6 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--standing-scenes", type=int, default=0,
         help="verifier: extra scenes with standing tiles seen from lower down (VerifierRecipe.standing_scenes)",
+    )  # fmt: skip
+    train.add_argument(
+        "--view-scenes", type=int, default=0,
+        help="refiner: extra scenes photographed steeply, taught in the photo redrawn square-on "
+        "(RefinerRecipe.view_scenes)",
     )  # fmt: skip
     train.add_argument(
         "--face-down", action="store_true",
@@ -210,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
         help="detector: a new run starting from these weights (a finished run's last.pt, or an exported "
-        "model.onnx, rebuilt into trainable weights), not from nothing; pips, verifier: its model.onnx",
+        "model.onnx, rebuilt into trainable weights), not from nothing; pips, verifier, refiner: its model.onnx",
     )  # fmt: skip
     train.add_argument(
         "--out", type=Path,
@@ -243,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--verifier", type=Path, metavar="ONNX", help="a tile verifier to run instead of the bundled one (a candidate)"
+    )
+    ev.add_argument(
+        "--refiner", type=Path, metavar="ONNX", help="a box refiner to run instead of the bundled one (a candidate)"
     )
     ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
     ev.add_argument("--limit", type=int, help="only the first N images")
@@ -391,7 +399,12 @@ def run_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         report = evaluate(labels, out, predictions=predictions, title=f"predictions on {name}", worst=args.worst)
     else:
-        roles = (("counter", args.counter), ("detector", args.detector), ("verifier", args.verifier))
+        roles = (
+            ("counter", args.counter),
+            ("detector", args.detector),
+            ("verifier", args.verifier),
+            ("refiner", args.refiner),
+        )
         models = {role: path for role, path in roles if path}
         report = evaluate(
             labels, out, pipeline=_pipeline(args.pipeline, models), title=f"{args.pipeline} on {name}", worst=args.worst
@@ -402,25 +415,31 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _pipeline(name: str, models: dict[str, Path]) -> Any:
-    """The pipeline called ``name``, with ``models`` (``counter``, ``detector``, ``verifier``: ONNX paths) for
-    the bundled ones."""
+    """The pipeline called ``name``, with ``models`` (``counter``, ``detector``, ``verifier``, ``refiner``: ONNX
+    paths) for the bundled ones."""
     if name == "baseline":
         if models:
-            raise UsageError("the baseline runs no models: --counter, --detector and --verifier are for hubcam's")
+            raise UsageError(
+                "the baseline runs no models: --counter, --detector, --verifier and --refiner are for hubcam's"
+            )
         from vision.baseline import read_tiles
 
         return read_tiles
     from vision.pipeline import HandScorer, PipsOnTrueCorners
 
     if name == "pips-on-true-corners":
-        if "detector" in models or "verifier" in models:
-            raise UsageError("pips-on-true-corners reads the labelled corners: it runs no detector or verifier")
+        if {"detector", "verifier", "refiner"} & set(models):
+            raise UsageError(
+                "pips-on-true-corners reads the labelled corners: it runs no detector, verifier or refiner"
+            )
         return _with_models(PipsOnTrueCorners, **models)
     if name == "hubcam-unverified":
         if "verifier" in models:
             raise UsageError("hubcam-unverified runs no verifier: --verifier is for the pipelines with one")
         return _with_models(HandScorer, verifier=None, **models)
     if name == "hubcam-unrefined":
+        if "refiner" in models:
+            raise UsageError("hubcam-unrefined runs no refiner: --refiner is for the pipelines with one")
         return _with_models(HandScorer, refiner=None, **models)
     return _with_models(HandScorer, **models)
 
@@ -667,10 +686,14 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "refiner":
         from vision.detect import train_refiner
 
+        check_scene_counts(args, "--view-scenes")
         refiner_recipe = RefinerRecipe(
             scenes=args.scenes or RefinerRecipe.scenes,
             epochs=args.epochs or RefinerRecipe.epochs,
             seed=RefinerRecipe.seed if args.seed is None else args.seed,
+            max_lr=args.max_lr or RefinerRecipe.max_lr,
+            view_scenes=args.view_scenes,
+            start_from=str(args.start_from or ""),
             averaged=args.averaged_crops,
         )
         return trained(

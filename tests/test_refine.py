@@ -20,7 +20,7 @@ from vision.detect.refine import (
     offsets_to_corners,
     through_each,
 )
-from vision.detect.train_refiner import match_boxes
+from vision.detect.train_refiner import FARTHEST, RefinerRecipe, match_boxes, view_boxes
 from vision.detect.train_verifier import rectangle
 from vision.pipeline import REFINER
 from vision.synth.scene import FULL, make_scene, render
@@ -74,6 +74,15 @@ def test_boxes_learn_the_tile_they_overlap_and_a_cut_tiles_box_learns_the_whole_
     stray = TILE + np.float32([300, 300])
     kept, targets = match_boxes([inside + 3, shown, stray], [inside, cut], 640, 480)
     assert len(kept) == 2 and targets[0] is inside and targets[1] is cut
+
+
+def test_a_view_scene_teaches_boxes_over_its_tiles_in_the_photo_redrawn_square_on():
+    crops, offsets = view_boxes((650_004, RefinerRecipe()))  # a steep hand of 17 face-up tiles
+    assert crops.shape[1:] == (*CROP_SHAPE, 3) and len(crops) == len(offsets) >= 17
+    worst = np.linalg.norm(offsets.reshape(-1, 4, 2), axis=2).max(axis=1)
+    assert worst.max() <= FARTHEST * np.sqrt(2) and np.median(worst) < 0.1  # boxes near their tiles in the view
+    few = view_boxes((650_003, RefinerRecipe()))  # two face-up tiles: no plane to redraw the photo on
+    assert few[0].shape == (0, *CROP_SHAPE, 3) and few[1].shape == (0, 8)
 
 
 @pytest.mark.skipif(not REFINER.exists(), reason="no bundled box refiner")

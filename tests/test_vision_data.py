@@ -211,6 +211,18 @@ def test_cli_train_verifier_refuses_a_negative_count_of_standing_scenes(capsys, 
     assert "--standing-scenes" in err and "Traceback" not in err
 
 
+def test_cli_train_refiner_refuses_a_negative_count_of_view_scenes_and_a_missing_start(capsys, tmp_path):
+    pytest.importorskip("torch")
+    assert main(["train", "refiner", "--view-scenes", "-1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--view-scenes is a number of scenes" in err and "Traceback" not in err
+    missing = tmp_path / "none.onnx"
+    assert main(["train", "refiner", "--start-from", str(missing), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "no refiner to start from" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # refused before rendering anything
+
+
 @pytest.mark.parametrize("flag", ["--back-scenes", "--glare-scenes", "--film-scenes"])
 def test_cli_train_pips_refuses_a_negative_count_of_extra_scenes(capsys, tmp_path, flag):
     assert main(["train", "pips", flag, "-2", "--out", str(tmp_path)]) == 2  # refused before any import of torch
@@ -251,8 +263,9 @@ def test_a_set_recorded_before_an_option_existed_resumes_with_its_default(tmp_pa
 
 
 def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
-    """A candidate counter, detector or verifier takes the bundled one's place; what cannot use it says so."""
-    from vision.pipeline import COUNTER, DETECTOR, VERIFIER
+    """A candidate counter, detector, verifier or refiner takes the bundled one's place; what cannot use it
+    says so."""
+    from vision.pipeline import COUNTER, DETECTOR, REFINER, VERIFIER
 
     out = tmp_path / "hands"
     assert main(["synth", "--kind", "hand", "--n", "2", "--seed", "3", "--out", str(out), "--workers", "1"]) == 0
@@ -269,6 +282,11 @@ def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
     assert "none.onnx" in capsys.readouterr().err
     assert main([*hubcam, "--verifier", str(VERIFIER)]) == 0
     assert main([*hubcam, "--pipeline", "hubcam-unverified", "--verifier", str(VERIFIER)]) == 2
+    assert main([*hubcam, "--refiner", str(tmp_path / "none.onnx")]) == 2
+    assert "none.onnx" in capsys.readouterr().err
+    assert main([*hubcam, "--refiner", str(REFINER)]) == 0
+    assert main([*hubcam, "--pipeline", "hubcam-unrefined", "--refiner", str(REFINER)]) == 2
+    assert main([*args, "--refiner", str(REFINER)]) == 2
     assert "Traceback" not in capsys.readouterr().err
 
 

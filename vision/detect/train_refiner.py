@@ -7,7 +7,11 @@ Boxes come from synthetic hands the detector never trained on:
 - the true tiles with their corners a little off (``loosen``) and run on past one end
   (``overrun``), as the detector's boxes are on real photos and at their worst;
 - tiles cut by the frame as the detector finds them (``as_found``): the refiner learns to put
-  their corners beyond the frame's edge.
+  their corners beyond the frame's edge;
+- given ``view_scenes``, hands photographed more steeply and redrawn square-on as the pipeline
+  redraws a slanted photo (``calibration.table_plane.square_on``), their boxes found and taught in
+  that view: with ``vision.pipeline.REFINE_IN_VIEW`` the refiner places boxes there, where a far
+  tile is drawn from few pixels and every tile's side is stretched away from the camera.
 
 Each box learns where the true tile's four top-face corners lie in its crop
 (``vision.detect.refine.corners_to_offsets``); crops are cut exactly as at run time.
@@ -18,13 +22,15 @@ from __future__ import annotations
 import json
 import multiprocessing
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from tqdm import tqdm
 
+from calibration.table_plane import square_on, table_plane
 from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
@@ -43,6 +49,16 @@ PROPOSAL_CONFIDENCE = 0.2
 FARTHEST = 1.0
 """A box whose tile has a corner farther than this (in box lengths) from the box's own is left out:
 it is over some other tile."""
+VIEW_TILT = (25.0, 65.0)
+"""How far off vertical the cameras of the scenes taught in a redrawn view look (degrees): from
+photos slanted enough to be redrawn by their tiles' sizes (``vision.pipeline.SLANT``) to those taken
+from a chair (``hubcam synth --tilt 45-60``) and a little beyond."""
+PLANE_JITTER = 0.015
+"""The spread of the corners a view scene's plane is fitted to, as a share of their tile's length: the
+boxes the pipeline fits it to are that near their tiles (a loosened box, ``loosen``, is a box at its
+worst, and a plane fitted to such made views the pipeline never draws)."""
+VIEW_SEED_OFFSET = 50_000
+"""Scenes taught in a redrawn view are drawn from seeds seed * 100_000 + this + index."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +76,10 @@ class RefinerRecipe:
     cut_copies: int = 6
     """Loosened copies of each tile cut by the frame as the detector finds it (few scenes have them,
     and where a cut tile ends decides whether it is read: vision.geometry.halves_in_frame)."""
+    view_scenes: int = 0
+    """Extra scenes, their cameras VIEW_TILT off vertical, taught in the photo redrawn square-on."""
+    start_from: str = ""
+    """A refiner's ONNX export to go on training (``vision.smallnet.continued_from``); empty: from nothing."""
     averaged: bool = False
     """Crops averaged down where they shrink the photo (``vision.sampling``), as the pip reader's
     halves are, rather than sampled bilinearly; the card records it and the run time crops alike.
@@ -110,19 +130,51 @@ def match_boxes(
 def scene_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]:
     """Crops and corner offsets from one rendered hand."""
     seed, recipe = job
-    rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, FULL), SCENE_SIZE, FULL)
     face_up = [tile for tile in label["tiles"] if tile["pose"] == FACE_UP]
     tiles = [np.array(tile["corners"], np.float32) for tile in face_up]
+    return taught_boxes(image, tiles, [tile["cut"] for tile in face_up], recipe, np.random.default_rng(seed))
+
+
+def view_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and corner offsets from one hand photographed VIEW_TILT off vertical and redrawn square-on
+    on the plane fitted to its face-up tiles' corners, each moved at random by about PLANE_JITTER of
+    its tile's length (the pipeline fits it to the boxes it read surely, found and refined: near the
+    tiles, not exactly on them). Tiles cut by the frame are left out: the view shows the photo's
+    edge as a slanted line of its border's colour, which nothing else teaches."""
+    from vision.pipeline import DETECTOR_SIZE, VIEW_OVER_INPUT
+
+    seed, recipe = job
+    rng = np.random.default_rng(seed)
+    options = replace(FULL, min_tilt_deg=VIEW_TILT[0], max_tilt_deg=VIEW_TILT[1])
+    image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
+    tiles = [tile for tile in label["tiles"] if tile["pose"] == FACE_UP and not tile["cut"]]
+    whole = [np.array(tile["corners"], np.float32) for tile in tiles]
+    jitter = [rng.normal(0, PLANE_JITTER * np.linalg.norm(tile[2] - tile[1]), (4, 2)) for tile in whole]
+    plane = table_plane([tile + moved for tile, moved in zip(whole, jitter, strict=True)])
+    if plane is None:  # too few tiles to fit it: the pipeline would not redraw the photo either
+        return np.zeros((0, *CROP_SHAPE, 3), np.uint8), np.zeros((0, 8), np.float32)
+    view, matrix = square_on(image, plane, whole, VIEW_OVER_INPUT * DETECTOR_SIZE)  # as the pipeline draws it
+    quads = np.asarray(whole, np.float64).reshape(1, -1, 2)
+    in_view = list(cv2.perspectiveTransform(quads, matrix).reshape(-1, 4, 2).astype(np.float32))
+    return taught_boxes(view, in_view, [False] * len(in_view), recipe, rng)
+
+
+def taught_boxes(
+    image: np.ndarray, tiles: list[np.ndarray], cuts: list[bool], recipe: RefinerRecipe, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and corner offsets of the detector's face-up boxes in ``image`` and of loosened copies of
+    its face-up ``tiles`` (those ``cuts`` says the frame cuts, as found there), each over its tile."""
+    height, width = image.shape[:2]
     boxes = found_face_up(image, PROPOSAL_CONFIDENCE)
-    for tile, cut in zip(tiles, [tile["cut"] for tile in face_up], strict=True):
-        seen = as_found(tile, *SCENE_SIZE) if cut else tile
+    for tile, cut in zip(tiles, cuts, strict=True):
+        seen = as_found(tile, width, height) if cut else tile
         if seen is None:  # too little of it shows to be found
             continue
         boxes += [loosen(seen, rng) for _ in range(recipe.cut_copies if cut else recipe.loosened)]
         if not cut and rng.random() < recipe.overrun_share:
             boxes.append(overrun(loosen(tile, rng), rng))
-    kept, targets = match_boxes(boxes, tiles, *SCENE_SIZE)
+    kept, targets = match_boxes(boxes, tiles, width, height)
     offsets = [corners_to_offsets(box, tile) for box, tile in zip(kept, targets, strict=True)]
     near = [index for index, offset in enumerate(offsets) if np.abs(offset).max() <= FARTHEST]
     crops = crop_boxes(image, [kept[index] for index in near], recipe.averaged)
@@ -130,11 +182,17 @@ def scene_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]
 
 
 def synthetic_boxes(recipe: RefinerRecipe) -> tuple[np.ndarray, np.ndarray]:
-    jobs = [(recipe.seed * 100_000 + index, recipe) for index in range(recipe.scenes)]
+    """The scenes' boxes, then the view scenes' (``view_boxes``)."""
+    base = recipe.seed * 100_000
+    runs = [
+        (scene_boxes, [(base + index, recipe) for index in range(recipe.scenes)], "rendering"),
+        (view_boxes, [(base + VIEW_SEED_OFFSET + index, recipe) for index in range(recipe.view_scenes)], "redrawn"),
+    ]
+    parts = []
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        parts = list(
-            tqdm(pool.imap(scene_boxes, jobs, chunksize=8), total=recipe.scenes, desc="rendering", unit="scene")
-        )
+        for make, jobs, what in runs:
+            made = pool.imap(make, jobs, chunksize=8)
+            parts += list(tqdm(made, total=len(jobs), desc=what, unit="scene", disable=not jobs))
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([offsets for _, offsets in parts])
 
 
@@ -147,8 +205,11 @@ def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpo
     def loss(said: Any, targets: Any) -> Any:
         return nn.functional.smooth_l1_loss(said, targets, beta=0.02)
 
+    build = build_model
+    if recipe.start_from:
+        build = smallnet.continued_from(Path(recipe.start_from), build_model, crops, recipe.seed)
     return fit(
-        build_model, crops, torch.from_numpy(offsets), loss, photometric,
+        build, crops, torch.from_numpy(offsets), loss, photometric,
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
     )  # fmt: skip
 
@@ -198,6 +259,8 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
     from vision.data.real import real_root
     from vision.pipeline import DETECTOR
 
+    if recipe.start_from and not Path(recipe.start_from).is_file():
+        raise FileNotFoundError(f"no refiner to start from at {recipe.start_from}")
     checkpoint = Checkpoint.beside(out_dir, resume)
 
     start = time.perf_counter()
@@ -222,6 +285,13 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
             f"{len(crops)} boxes from {recipe.scenes} synthetic hand scenes (seeds {recipe.seed * 100_000}-"
             f"{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training): the bundled detector's boxes "
             f"(confidence >= {PROPOSAL_CONFIDENCE}), loosened and overrun true tiles, tiles cut by the frame as found"
+            + (
+                f"; and {recipe.view_scenes} scenes (seeds from {recipe.seed * 100_000 + VIEW_SEED_OFFSET}) whose "
+                f"cameras look {VIEW_TILT[0]:g}-{VIEW_TILT[1]:g} degrees off vertical, redrawn square-on and "
+                "taught there"
+                if recipe.view_scenes
+                else ""
+            )
         ),
         "boxes_from": boxes_from,
         "training_seconds": round(seconds),
@@ -229,6 +299,8 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
         "real_photos_used": "for measuring only (the detector's boxes on ../shared/real), never for training",
         "trained_on": time.strftime("%Y-%m-%d"),
     }
+    if recipe.start_from:
+        card["started_from"] = smallnet.described(Path(recipe.start_from))
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
