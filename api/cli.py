@@ -195,6 +195,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="verifier: extra scenes with standing tiles seen from lower down (VerifierRecipe.standing_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--steep-scenes", type=int, default=0,
+        help="verifier: extra scenes photographed steeply, taught as shot and redrawn square-on "
+        "(VerifierRecipe.steep_scenes)",
+    )  # fmt: skip
+    train.add_argument(
+        "--printed-backs", type=float, default=None, metavar="SHARE",
+        help="verifier: the share of sets with printed backs in its usual and steep scenes (default: the "
+        "generator's; VerifierRecipe.printed_backs)",
+    )  # fmt: skip
+    train.add_argument(
         "--view-scenes", type=int, default=0,
         help="refiner: extra scenes photographed steeply, taught in the photo redrawn square-on "
         "(RefinerRecipe.view_scenes)",
@@ -667,7 +677,9 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "verifier":
         from vision.detect import train_verifier
 
-        check_scene_counts(args, "--standing-scenes")
+        check_scene_counts(args, "--standing-scenes", "--steep-scenes")
+        if args.printed_backs is not None and not 0 <= args.printed_backs <= 1:
+            raise UsageError(f"--printed-backs is a share of sets, 0 to 1 (got {args.printed_backs})")
         verifier_recipe = VerifierRecipe(
             scenes=args.scenes or VerifierRecipe.scenes,
             epochs=args.epochs or VerifierRecipe.epochs,
@@ -675,6 +687,8 @@ def run_train(args: argparse.Namespace) -> int:
             widths=args.widths or VerifierRecipe.widths,
             standing_scenes=args.standing_scenes,
             bright_scenes=args.bright_scenes,
+            steep_scenes=args.steep_scenes,
+            printed_backs=args.printed_backs,
             face_down=args.face_down,
             start_from=str(args.start_from or ""),
             proposals_from=str(args.proposals_from or ""),

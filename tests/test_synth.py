@@ -317,3 +317,26 @@ def test_short_brands_are_printed_large_across_the_short_side_long_ones_mostly_a
     scenes = [make_scene("hand", seed, SceneOptions(printed_backs=1.0)).style for seed in range(40)]
     assert all(scene.back_across for scene in scenes if len(scene.back_print) <= 3)
     assert any(not scene.back_across for scene in scenes)
+
+
+def test_a_steep_hand_redrawn_square_on_shows_its_tiles_as_rectangles_and_keeps_its_label():
+    from calibration.table_plane import AS_SEEN, misfits
+    from vision.synth.redrawn import STEEP_SCENE, redrawn
+    from vision.synth.scene import make_scene, render
+
+    image, label = render(make_scene("hand", 650_004, STEEP_SCENE), (1280, 960), STEEP_SCENE)
+    view, in_view = redrawn(image, label, np.random.default_rng(0))
+    assert (in_view["width"], in_view["height"]) == (view.shape[1], view.shape[0])
+    assert [tile["pips"] for tile in in_view["tiles"]] == [tile["pips"] for tile in label["tiles"]]
+    whole = [tile["corners"] for tile in label["tiles"] if tile["pose"] == "face_up" and not tile["cut"]]
+    redrawn_whole = [tile["corners"] for tile in in_view["tiles"] if tile["pose"] == "face_up" and not tile["cut"]]
+    as_shot, square_on = (float(np.median(misfits(AS_SEEN, quads))) for quads in (whole, redrawn_whole))
+    assert square_on < 0.05 < as_shot  # 2:1 rectangles square-on, foreshortened as shot
+
+
+def test_a_hand_of_too_few_tiles_to_fit_a_plane_is_not_redrawn():
+    from vision.synth.redrawn import STEEP_SCENE, redrawn
+    from vision.synth.scene import make_scene, render
+
+    image, label = render(make_scene("hand", 650_003, STEEP_SCENE), (1280, 960), STEEP_SCENE)  # two face-up tiles
+    assert redrawn(image, label, np.random.default_rng(0)) is None

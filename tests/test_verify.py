@@ -324,3 +324,13 @@ def test_face_down_tiles_add_their_boxes_as_not_tiles_and_change_nothing_else():
     assert (labels == 0).sum() - (plain_labels == 0).sum() == face_down * (1 + LOOSENED_COPIES)
     assert (labels == 1).sum() == (plain_labels == 1).sum()
     assert np.array_equal(crops[: len(plain_crops)], plain_crops)  # the same boxes first, in the same order
+
+
+def test_a_steep_scene_teaches_its_boxes_as_shot_and_again_redrawn_square_on():
+    from vision.detect.train_verifier import scene_boxes
+    from vision.synth.redrawn import STEEP_SCENE
+
+    crops, labels = scene_boxes(8_000_001, STEEP_SCENE, face_down=True)
+    both, both_labels = scene_boxes(8_000_001, STEEP_SCENE, face_down=True, also_redrawn=True)
+    assert np.array_equal(both[: len(crops)], crops) and np.array_equal(both_labels[: len(labels)], labels)
+    assert len(both) > len(crops) and both_labels[len(labels) :].sum() > 0  # tiles in the view too

@@ -204,11 +204,20 @@ def test_cli_train_detector_refuses_a_missing_set_clearly(capsys):
     assert "no such folder" in err and "Traceback" not in err
 
 
-def test_cli_train_verifier_refuses_a_negative_count_of_standing_scenes(capsys, tmp_path):
+@pytest.mark.parametrize("flag", ["--standing-scenes", "--steep-scenes"])
+def test_cli_train_verifier_refuses_a_negative_count_of_extra_scenes(capsys, tmp_path, flag):
     pytest.importorskip("torch")
-    assert main(["train", "verifier", "--standing-scenes", "-1", "--out", str(tmp_path)]) == 2
+    assert main(["train", "verifier", flag, "-1", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "--standing-scenes" in err and "Traceback" not in err
+    assert f"{flag} is a number of scenes" in err and "Traceback" not in err
+
+
+def test_cli_train_verifier_refuses_a_share_of_printed_backs_beyond_one(capsys, tmp_path):
+    pytest.importorskip("torch")
+    assert main(["train", "verifier", "--printed-backs", "1.5", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--printed-backs is a share of sets" in err and "Traceback" not in err
+    assert not any(tmp_path.iterdir())
 
 
 def test_cli_train_refiner_refuses_a_negative_count_of_view_scenes_and_a_missing_start(capsys, tmp_path):

@@ -22,15 +22,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from tqdm import tqdm
 
-from calibration.table_plane import square_on, table_plane
 from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
@@ -38,6 +36,7 @@ from vision.detect.train_verifier import found_face_up
 from vision.eval.metrics import polygon_iou
 from vision.read.train_counter import as_found, loosen, overrun
 from vision.smallnet import Checkpoint, fit, held_out, photometric, predict
+from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, redrawn
 from vision.synth.scene import FULL, make_scene, render
 
 SCENE_SIZE = (1280, 960)
@@ -49,14 +48,6 @@ PROPOSAL_CONFIDENCE = 0.2
 FARTHEST = 1.0
 """A box whose tile has a corner farther than this (in box lengths) from the box's own is left out:
 it is over some other tile."""
-VIEW_TILT = (25.0, 65.0)
-"""How far off vertical the cameras of the scenes taught in a redrawn view look (degrees): from
-photos slanted enough to be redrawn by their tiles' sizes (``vision.pipeline.SLANT``) to those taken
-from a chair (``hubcam synth --tilt 45-60``) and a little beyond."""
-PLANE_JITTER = 0.015
-"""The spread of the corners a view scene's plane is fitted to, as a share of their tile's length: the
-boxes the pipeline fits it to are that near their tiles (a loosened box, ``loosen``, is a box at its
-worst, and a plane fitted to such made views the pipeline never draws)."""
 VIEW_SEED_OFFSET = 50_000
 """Scenes taught in a redrawn view are drawn from seeds seed * 100_000 + this + index."""
 
@@ -77,7 +68,7 @@ class RefinerRecipe:
     """Loosened copies of each tile cut by the frame as the detector finds it (few scenes have them,
     and where a cut tile ends decides whether it is read: vision.geometry.halves_in_frame)."""
     view_scenes: int = 0
-    """Extra scenes, their cameras VIEW_TILT off vertical, taught in the photo redrawn square-on."""
+    """Extra scenes, their cameras STEEP_TILT off vertical, taught in the photo redrawn square-on."""
     start_from: str = ""
     """A refiner's ONNX export to go on training (``vision.smallnet.continued_from``); empty: from nothing."""
     averaged: bool = False
@@ -137,27 +128,19 @@ def scene_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]
 
 
 def view_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and corner offsets from one hand photographed VIEW_TILT off vertical and redrawn square-on
-    on the plane fitted to its face-up tiles' corners, each moved at random by about PLANE_JITTER of
-    its tile's length (the pipeline fits it to the boxes it read surely, found and refined: near the
-    tiles, not exactly on them). Tiles cut by the frame are left out: the view shows the photo's
-    edge as a slanted line of its border's colour, which nothing else teaches."""
-    from vision.pipeline import DETECTOR_SIZE, VIEW_OVER_INPUT
-
+    """Crops and corner offsets from one hand photographed steeply (``STEEP_SCENE``) and redrawn
+    square-on (``vision.synth.redrawn``). Tiles cut by the frame are left out: the view shows the
+    photo's edge as a slanted line of its border's colour, which nothing else teaches."""
     seed, recipe = job
     rng = np.random.default_rng(seed)
-    options = replace(FULL, min_tilt_deg=VIEW_TILT[0], max_tilt_deg=VIEW_TILT[1])
-    image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
-    tiles = [tile for tile in label["tiles"] if tile["pose"] == FACE_UP and not tile["cut"]]
-    whole = [np.array(tile["corners"], np.float32) for tile in tiles]
-    jitter = [rng.normal(0, PLANE_JITTER * np.linalg.norm(tile[2] - tile[1]), (4, 2)) for tile in whole]
-    plane = table_plane([tile + moved for tile, moved in zip(whole, jitter, strict=True)])
-    if plane is None:  # too few tiles to fit it: the pipeline would not redraw the photo either
+    drawn = redrawn(*render(make_scene("hand", seed, STEEP_SCENE), SCENE_SIZE, STEEP_SCENE), rng)
+    if drawn is None:
         return np.zeros((0, *CROP_SHAPE, 3), np.uint8), np.zeros((0, 8), np.float32)
-    view, matrix = square_on(image, plane, whole, VIEW_OVER_INPUT * DETECTOR_SIZE)  # as the pipeline draws it
-    quads = np.asarray(whole, np.float64).reshape(1, -1, 2)
-    in_view = list(cv2.perspectiveTransform(quads, matrix).reshape(-1, 4, 2).astype(np.float32))
-    return taught_boxes(view, in_view, [False] * len(in_view), recipe, rng)
+    view, label = drawn
+    whole = [
+        np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP and not tile["cut"]
+    ]
+    return taught_boxes(view, whole, [False] * len(whole), recipe, rng)
 
 
 def taught_boxes(
@@ -287,7 +270,7 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
             f"(confidence >= {PROPOSAL_CONFIDENCE}), loosened and overrun true tiles, tiles cut by the frame as found"
             + (
                 f"; and {recipe.view_scenes} scenes (seeds from {recipe.seed * 100_000 + VIEW_SEED_OFFSET}) whose "
-                f"cameras look {VIEW_TILT[0]:g}-{VIEW_TILT[1]:g} degrees off vertical, redrawn square-on and "
+                f"cameras look {STEEP_TILT[0]:g}-{STEEP_TILT[1]:g} degrees off vertical, redrawn square-on and "
                 "taught there"
                 if recipe.view_scenes
                 else ""

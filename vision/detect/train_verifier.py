@@ -36,6 +36,7 @@ from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
 from vision.read.train_counter import loosen
 from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predict, small_cnn
+from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, Label, redrawn
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
@@ -69,6 +70,15 @@ class VerifierRecipe:
     """Extra scenes whose sets are all bright (saturated bodies, pips of one colour) with letters
     printed on their backs (``BRIGHT_SCENE``; seeds from seed * 100_000 + 70_000): a verifier taught
     only ivory, white, cream and dark tiles has never seen a pink one."""
+    steep_scenes: int = 0
+    """Extra scenes photographed steeply (``vision.synth.redrawn.STEEP_SCENE``), each taught twice: as
+    the photo shows it, where the pipeline first looks, and redrawn square-on, where it looks again
+    (seeds from seed * 100_000 + 80_000): a verifier taught cameras up to 45 degrees off vertical
+    turned away tiles plain in photos taken from a chair."""
+    printed_backs: float | None = None
+    """The share of sets with printed backs in the ``scenes`` and ``steep_scenes`` (None: the generator's
+    own, ``vision.synth.styles.PRINTED_BACKS``). The bundled verifier learnt from generator 11, which
+    printed no backs there; one taught them turned away real blank tiles (README)."""
     face_down: bool = False
     """Boxes round every face-down tile (as labelled, and loosened) are among what is not a tile:
     a printed back's letters and dots pass for a face to a detector that has not learnt them."""
@@ -160,16 +170,35 @@ def label_boxes(boxes: list[np.ndarray], tiles: list[np.ndarray]) -> tuple[list[
 
 
 def scene_boxes(
-    seed: int, options: SceneOptions = FULL, standing: bool = False, face_down: bool = False, detector: str = ""
+    seed: int,
+    options: SceneOptions = FULL,
+    standing: bool = False,
+    face_down: bool = False,
+    detector: str = "",
+    also_redrawn: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels (1: one tile) from one rendered hand; ``standing``, ``face_down``: boxes round
     the standing or face-down tiles too (as labelled, and loosened), which are never one face-up
-    tile; ``detector``: whose proposals (``found_face_up``)."""
+    tile; ``detector``: whose proposals (``found_face_up``); ``also_redrawn``: and the same from the
+    photo redrawn square-on (``vision.synth.redrawn``)."""
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
+    crops, labels = labelled_boxes(image, label, rng, standing, face_down, detector)
+    drawn = redrawn(image, label, rng) if also_redrawn else None
+    if drawn is None:
+        return crops, labels
+    view_crops, view_labels = labelled_boxes(*drawn, rng, standing, face_down, detector)
+    return np.concatenate([crops, view_crops]), np.concatenate([labels, view_labels])
+
+
+def labelled_boxes(
+    image: np.ndarray, label: Label, rng: np.random.Generator, standing: bool, face_down: bool, detector: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``scene_boxes``' crops and labels from one image and its label."""
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
     loosened = [loosen(quad, rng) for quad in tiles for _ in range(LOOSENED_COPIES)]
-    boxes = found_face_up(image, detector=detector) + hard_boxes(tiles, rng, *SCENE_SIZE) + loosened
+    size = (label["width"], label["height"])
+    boxes = found_face_up(image, detector=detector) + hard_boxes(tiles, rng, *size) + loosened
     others = {STANDING} if standing else set()
     others |= {FACE_DOWN} if face_down else set()
     for pose in sorted(others):  # in a fixed order, so that the random draws are the same every run
@@ -180,14 +209,19 @@ def scene_boxes(
 
 
 def synthetic_boxes(recipe: VerifierRecipe) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and labels from the recipe's ``scenes`` hands, ``standing_scenes`` (``STANDING_SCENE``) and
-    ``bright_scenes`` (``BRIGHT_SCENE``), with its ``face_down`` boxes and its detector's proposals."""
+    """Crops and labels from the recipe's ``scenes`` hands, ``standing_scenes`` (``STANDING_SCENE``),
+    ``bright_scenes`` (``BRIGHT_SCENE``) and ``steep_scenes`` (``STEEP_SCENE``, also redrawn), with its
+    ``face_down`` boxes and its detector's proposals."""
     shared = {"face_down": recipe.face_down, "detector": recipe.proposals_from}
     standing = functools.partial(scene_boxes, options=STANDING_SCENE, standing=True, **shared)
+    usual, steep = FULL, STEEP_SCENE
+    if recipe.printed_backs is not None:
+        usual, steep = (dataclasses.replace(options, printed_backs=recipe.printed_backs) for options in (usual, steep))
     kinds = (
-        (functools.partial(scene_boxes, **shared), 0, recipe.scenes),
+        (functools.partial(scene_boxes, options=usual, **shared), 0, recipe.scenes),
         (standing, 50_000, recipe.standing_scenes),
         (functools.partial(scene_boxes, options=BRIGHT_SCENE, **shared), 70_000, recipe.bright_scenes),
+        (functools.partial(scene_boxes, options=steep, also_redrawn=True, **shared), 80_000, recipe.steep_scenes),
     )
     parts = []
     with multiprocessing.get_context("spawn").Pool(2) as pool:
@@ -283,6 +317,12 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
             f"(seeds {recipe.seed * 100_000}-{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training)"
             + (f" and {recipe.standing_scenes} with standing tiles (STANDING_SCENE)" if recipe.standing_scenes else "")
             + (f" and {recipe.bright_scenes} of bright sets (BRIGHT_SCENE)" if recipe.bright_scenes else "")
+            + (
+                f" and {recipe.steep_scenes} photographed {STEEP_TILT[0]:g}-{STEEP_TILT[1]:g} degrees off vertical,"
+                " each also redrawn square-on (STEEP_SCENE)"
+                if recipe.steep_scenes
+                else ""
+            )
             + ": "
             "the detector's proposals, straddles, halves, shifted, turned and stretched boxes, "
             "loosened true tiles" + (", boxes round face-down tiles" if recipe.face_down else "")
