@@ -173,6 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: extra scenes of sets in shrink wrap (CounterRecipe.film_scenes)",
     )  # fmt: skip
     train.add_argument(
+        "--steep-scenes", type=int, default=0,
+        help="pips, verifier: extra scenes photographed steeply (CounterRecipe.steep_scenes; the verifier's are "
+        "also taught redrawn square-on, VerifierRecipe.steep_scenes)",
+    )  # fmt: skip
+    train.add_argument(
         "--back-shift", type=float, default=0.0,
         help="pips: share of printed backs taught from a box slid along the tile (CounterRecipe.back_shift)",
     )  # fmt: skip
@@ -193,11 +198,6 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--standing-scenes", type=int, default=0,
         help="verifier: extra scenes with standing tiles seen from lower down (VerifierRecipe.standing_scenes)",
-    )  # fmt: skip
-    train.add_argument(
-        "--steep-scenes", type=int, default=0,
-        help="verifier: extra scenes photographed steeply, taught as shot and redrawn square-on "
-        "(VerifierRecipe.steep_scenes)",
     )  # fmt: skip
     train.add_argument(
         "--printed-backs", type=float, default=None, metavar="SHARE",
@@ -623,7 +623,7 @@ def check_scene_counts(args: argparse.Namespace, *options: str) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    check_scene_counts(args, "--bright-scenes", "--back-scenes", "--glare-scenes", "--film-scenes")
+    check_scene_counts(args, "--bright-scenes", "--back-scenes", "--glare-scenes", "--film-scenes", "--steep-scenes")
     if args.max_lr is not None and not 0 < args.max_lr <= 1:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
@@ -666,6 +666,7 @@ def run_train(args: argparse.Namespace) -> int:
             back_scenes=args.back_scenes,
             glare_scenes=args.glare_scenes,
             film_scenes=args.film_scenes,
+            steep_scenes=args.steep_scenes,
             back_shift=args.back_shift,
             hidden=args.hidden,
             start_from=str(args.start_from or ""),
@@ -677,7 +678,7 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "verifier":
         from vision.detect import train_verifier
 
-        check_scene_counts(args, "--standing-scenes", "--steep-scenes")
+        check_scene_counts(args, "--standing-scenes")
         if args.printed_backs is not None and not 0 <= args.printed_backs <= 1:
             raise UsageError(f"--printed-backs is a share of sets, 0 to 1 (got {args.printed_backs})")
         verifier_recipe = VerifierRecipe(

@@ -232,7 +232,7 @@ def test_cli_train_refiner_refuses_a_negative_count_of_view_scenes_and_a_missing
     assert not (tmp_path / "out").exists()  # refused before rendering anything
 
 
-@pytest.mark.parametrize("flag", ["--back-scenes", "--glare-scenes", "--film-scenes"])
+@pytest.mark.parametrize("flag", ["--back-scenes", "--glare-scenes", "--film-scenes", "--steep-scenes"])
 def test_cli_train_pips_refuses_a_negative_count_of_extra_scenes(capsys, tmp_path, flag):
     assert main(["train", "pips", flag, "-2", "--out", str(tmp_path)]) == 2  # refused before any import of torch
     err = capsys.readouterr().err

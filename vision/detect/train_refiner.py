@@ -68,7 +68,10 @@ class RefinerRecipe:
     """Loosened copies of each tile cut by the frame as the detector finds it (few scenes have them,
     and where a cut tile ends decides whether it is read: vision.geometry.halves_in_frame)."""
     view_scenes: int = 0
-    """Extra scenes, their cameras STEEP_TILT off vertical, taught in the photo redrawn square-on."""
+    """Extra scenes, their cameras STEEP_TILT off vertical, taught in the photo redrawn square-on. Tried
+    once from the bundled refiner (the thirty-first session: 1,600 scenes and 1,600 view scenes, 6
+    epochs at 1e-3, seed 7; 20 minutes, out/refiner-view): fewer exact totals on every set but seed-7's
+    (README, the box refiner): not kept."""
     start_from: str = ""
     """A refiner's ONNX export to go on training (``vision.smallnet.continued_from``); empty: from nothing."""
     averaged: bool = False
