@@ -28,6 +28,24 @@ class UsageError(Exception):
     """Input the command cannot work with; printed on stderr, exit 2."""
 
 
+EXTRA_SCENES = (
+    ("--high-scenes", "pips: extra scenes dealt from double-15 and 18 sets only"),
+    ("--bright-scenes", "pips, verifier: extra scenes whose sets all have a saturated body "
+     "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes)"),
+    ("--back-scenes", "pips: extra scenes with printed backs face down, taught as no count "
+     "(CounterRecipe.back_scenes)"),
+    ("--glare-scenes", "pips: extra scenes with glare on most tiles (CounterRecipe.glare_scenes)"),
+    ("--film-scenes", "pips: extra scenes of sets in shrink wrap (CounterRecipe.film_scenes)"),
+    ("--steep-scenes", "pips, verifier: extra scenes photographed steeply (CounterRecipe.steep_scenes; the verifier's "
+     "are also taught redrawn square-on, VerifierRecipe.steep_scenes)"),
+    ("--standing-scenes", "verifier: extra scenes with standing tiles seen from lower down "
+     "(VerifierRecipe.standing_scenes)"),
+    ("--view-scenes", "refiner: extra scenes photographed steeply, taught in the photo redrawn square-on "
+     "(RefinerRecipe.view_scenes)"),
+)  # fmt: skip
+"""``hubcam train``'s counts of extra scenes of one kind or another, and what each is (its help)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -128,9 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
     train.add_argument("--scenes", type=int, default=None, help="pips, verifier, refiner: synthetic scenes to render")
-    train.add_argument(
-        "--high-scenes", type=int, default=0, help="pips: extra scenes dealt from double-15 and 18 sets only"
-    )
+    for flag, what in EXTRA_SCENES:
+        train.add_argument(flag, type=int, default=0, help=what)
     train.add_argument("--seed", type=int, default=None, help="default: the recipe's")
     train.add_argument(
         "--cut-tiles", action="store_true", help="pips: also learn tiles cut by the frame (CounterRecipe.cut_tiles)"
@@ -156,28 +173,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="pips: teach only halves of this many pips or more (CounterRecipe.least_count; needs --out)",
     )  # fmt: skip
     train.add_argument(
-        "--bright-scenes", type=int, default=0,
-        help="pips, verifier: extra scenes whose sets all have a saturated body (CounterRecipe.bright_scenes, "
-        "VerifierRecipe.bright_scenes)",
-    )  # fmt: skip
-    train.add_argument(
-        "--back-scenes", type=int, default=0,
-        help="pips: extra scenes with printed backs face down, taught as no count (CounterRecipe.back_scenes)",
-    )  # fmt: skip
-    train.add_argument(
-        "--glare-scenes", type=int, default=0,
-        help="pips: extra scenes with glare on most tiles (CounterRecipe.glare_scenes)",
-    )  # fmt: skip
-    train.add_argument(
-        "--film-scenes", type=int, default=0,
-        help="pips: extra scenes of sets in shrink wrap (CounterRecipe.film_scenes)",
-    )  # fmt: skip
-    train.add_argument(
-        "--steep-scenes", type=int, default=0,
-        help="pips, verifier: extra scenes photographed steeply (CounterRecipe.steep_scenes; the verifier's are "
-        "also taught redrawn square-on, VerifierRecipe.steep_scenes)",
-    )  # fmt: skip
-    train.add_argument(
         "--back-shift", type=float, default=0.0,
         help="pips: share of printed backs taught from a box slid along the tile (CounterRecipe.back_shift)",
     )  # fmt: skip
@@ -196,18 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
     )
     train.add_argument(
-        "--standing-scenes", type=int, default=0,
-        help="verifier: extra scenes with standing tiles seen from lower down (VerifierRecipe.standing_scenes)",
-    )  # fmt: skip
-    train.add_argument(
         "--printed-backs", type=float, default=None, metavar="SHARE",
         help="verifier: the share of sets with printed backs in its usual and steep scenes (default: the "
         "generator's; VerifierRecipe.printed_backs)",
-    )  # fmt: skip
-    train.add_argument(
-        "--view-scenes", type=int, default=0,
-        help="refiner: extra scenes photographed steeply, taught in the photo redrawn square-on "
-        "(RefinerRecipe.view_scenes)",
     )  # fmt: skip
     train.add_argument(
         "--face-down", action="store_true",
@@ -623,7 +609,7 @@ def check_scene_counts(args: argparse.Namespace, *options: str) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    check_scene_counts(args, "--bright-scenes", "--back-scenes", "--glare-scenes", "--film-scenes", "--steep-scenes")
+    check_scene_counts(args, *(flag for flag, _ in EXTRA_SCENES))
     if args.max_lr is not None and not 0 < args.max_lr <= 1:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
@@ -678,7 +664,6 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "verifier":
         from vision.detect import train_verifier
 
-        check_scene_counts(args, "--standing-scenes")
         if args.printed_backs is not None and not 0 <= args.printed_backs <= 1:
             raise UsageError(f"--printed-backs is a share of sets, 0 to 1 (got {args.printed_backs})")
         verifier_recipe = VerifierRecipe(
@@ -701,7 +686,6 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "refiner":
         from vision.detect import train_refiner
 
-        check_scene_counts(args, "--view-scenes")
         refiner_recipe = RefinerRecipe(
             scenes=args.scenes or RefinerRecipe.scenes,
             epochs=args.epochs or RefinerRecipe.epochs,
