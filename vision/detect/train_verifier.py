@@ -82,8 +82,9 @@ class VerifierRecipe:
     against 187, seed-10 377 against 378, the real photos 27 of 27: not kept."""
     printed_backs: float | None = None
     """The share of sets with printed backs in the ``scenes`` and ``steep_scenes`` (None: the generator's
-    own, ``vision.synth.styles.PRINTED_BACKS``). The bundled verifier learnt from generator 11, which
-    printed no backs there; one taught them turned away real blank tiles (README)."""
+    own, ``vision.synth.styles.PRINTED_BACKS``). The bundled verifier learnt generator 11's backs (letters
+    along the tile over dots); one taught generator 12's too (letters across it over a bar of stars,
+    like a blank tile's divider in a 64 x 40 crop) turned away real blank tiles (README); 0 teaches none."""
     face_down: bool = False
     """Boxes round every face-down tile (as labelled, and loosened) are among what is not a tile:
     a printed back's letters and dots pass for a face to a detector that has not learnt them."""
