@@ -1,15 +1,16 @@
-"""Candidate models in a benchmark: ``--detector``, ``--counter``, ``--verifier`` run in the bundled ones' place."""
+"""Candidate models in a benchmark: ``--detector``, ``--counter``, ``--verifier``, ``--refiner`` run in the
+bundled ones' place."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from vision.pipeline import COUNTER, DETECTOR, VERIFIER
+from vision.pipeline import COUNTER, DETECTOR, REFINER, VERIFIER
 
-BUNDLED = {"detector": DETECTOR, "counter": COUNTER, "verifier": VERIFIER}
+BUNDLED = {"detector": DETECTOR, "counter": COUNTER, "verifier": VERIFIER, "refiner": REFINER}
 """Each role's bundled model (the keyword ``vision.pipeline.HandScorer`` takes it by)."""
-WHAT = {"detector": "tile detector", "counter": "pip counter", "verifier": "tile verifier"}
+WHAT = {"detector": "tile detector", "counter": "pip counter", "verifier": "tile verifier", "refiner": "box refiner"}
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:

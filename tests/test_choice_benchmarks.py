@@ -3,6 +3,7 @@ and what they keep of earlier runs."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -115,3 +116,14 @@ def test_a_detector_is_chosen_only_ahead_overall_and_not_behind_on_any_choosing_
     assert choose(choosing_rows(bundled=(90, 60), steep=(90, 61)), "bundled") == "bundled"  # ahead by a tie only
     rows = choosing_rows(bundled=(90, 60), a=(90, 70), b=(91, 80))
     assert choose(rows, "bundled") == "b"
+
+
+def test_benchmarks_take_a_candidate_in_any_models_place_and_name_only_the_candidates():
+    from benchmarks.candidates import BUNDLED, add_model_arguments, candidate_flags, chosen_models
+
+    parser = argparse.ArgumentParser()
+    add_model_arguments(parser)
+    assert chosen_models(parser.parse_args([])) == BUNDLED
+    models = chosen_models(parser.parse_args(["--refiner", "out/refiner-view/model.onnx"]))
+    assert models["refiner"] == Path("out/refiner-view/model.onnx") and models["verifier"] == BUNDLED["verifier"]
+    assert candidate_flags(models) == " --refiner out/refiner-view/model.onnx"
