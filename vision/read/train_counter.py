@@ -73,11 +73,11 @@ half has, the likelier glare hides one, and the counter learnt to refuse halves 
 it had read right (``CounterRecipe.hidden``)."""
 FILM_SEED_OFFSET = 19
 """The seed offset of ``CounterRecipe.film_scenes``."""
-STEEP_SEED_OFFSET = 23
-"""The seed offset of ``CounterRecipe.steep_scenes``."""
 FILM_SCENE = dataclasses.replace(FULL, film_share=1.0)
 """The options of ``CounterRecipe.film_scenes``: every set still in its shrink wrap (in the full renderer
 a set in four, ``vision.synth.styles.FILM_SHARE``)."""
+STEEP_SEED_OFFSET = 23
+"""The seed offset of ``CounterRecipe.steep_scenes``."""
 
 
 @dataclass(frozen=True)

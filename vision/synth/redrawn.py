@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import cv2
 import numpy as np
 
-from calibration.table_plane import square_on, table_plane
+from calibration.table_plane import back_to_photo, square_on, table_plane
 from vision.data.labels import FACE_UP
 from vision.synth.scene import FULL, SceneOptions
 
@@ -23,6 +22,8 @@ STEEP_TILT = (25.0, 65.0)
 slanted enough to be redrawn by their tiles' sizes (``vision.pipeline.SLANT``) to those taken from a
 chair (``hubcam synth --tilt 45-60``) and a little beyond."""
 STEEP_SCENE: SceneOptions = replace(FULL, min_tilt_deg=STEEP_TILT[0], max_tilt_deg=STEEP_TILT[1])
+"""The full renderer's options with every camera STEEP_TILT off vertical (what the small models'
+``steep_scenes`` and ``view_scenes`` draw)."""
 PLANE_JITTER = 0.015
 """The spread of the corners the view's plane is fitted to, as a share of their tile's length: the
 boxes the pipeline fits it to, found and refined, lie that near their tiles (a plane fitted to boxes
@@ -48,12 +49,8 @@ def redrawn(image: np.ndarray, label: Label, rng: np.random.Generator) -> tuple[
     if plane is None:
         return None
     view, matrix = square_on(image, plane, whole, VIEW_OVER_INPUT * DETECTOR_SIZE)
-
-    def into_view(corners: Any) -> list[list[float]]:
-        quad = np.asarray(corners, np.float64).reshape(1, 4, 2)
-        moved: list[list[float]] = cv2.perspectiveTransform(quad, matrix)[0].tolist()
-        return moved
-
-    tiles = [{**tile, "corners": into_view(tile["corners"])} for tile in label["tiles"]]
+    # the pipeline's own way from photo to view: back_to_photo through the inverse
+    in_view = back_to_photo(np.linalg.inv(matrix), [tile["corners"] for tile in label["tiles"]])
+    tiles = [{**tile, "corners": quad.tolist()} for tile, quad in zip(label["tiles"], in_view, strict=True)]
     height, width = view.shape[:2]
     return view, {**label, "width": width, "height": height, "tiles": tiles}
