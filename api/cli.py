@@ -145,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
+    train.add_argument(
+        "--halved-view", action="store_true",
+        help="detector: learn images averaged down by halves first, as it will then see photos (Recipe.halved_view)",
+    )  # fmt: skip
     train.add_argument("--scenes", type=int, default=None, help="pips, verifier, refiner: synthetic scenes to render")
     for flag, what in EXTRA_SCENES:
         train.add_argument(flag, type=int, default=0, help=what)
@@ -703,7 +707,9 @@ def run_train(args: argparse.Namespace) -> int:
     from vision.detect.train import train_detector
 
     seed = Recipe.seed if args.seed is None else args.seed
-    recipe = Recipe(epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=seed)
+    recipe = Recipe(
+        epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=seed, halved_view=args.halved_view
+    )
     try:
         card = train_detector(
             args.sets, args.out or Path("models/tile-detector"), recipe, args.hours, args.resume, args.start_from

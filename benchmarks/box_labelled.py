@@ -1,7 +1,8 @@
 """The whole pipeline on the real photos labelled with boxes only: are the face-up tiles found and
 counted, and the standing and face-down ones left out?
 
-    python -m benchmarks.box_labelled
+    python -m benchmarks.box_labelled [--detector ONNX] [--counter ONNX] [--verifier ONNX] [--refiner ONNX]
+        [--name NAME]
 
 The box-labelled sets of ../shared/real (``vision.data.real.box_labelled``; no pips, so no totals):
 karthikVenkataramana's 62 photos of green tiles with white pips, seen at a slant by a small robot's
@@ -10,17 +11,19 @@ class, face up). Each tile the pipeline reports is matched by its upright box to
 boxes (IoU >= 0.5, one to one, as ``hubcam eval`` matches). Per set: the face-up tiles found
 (reported at all) and counted (reported and not uncertain), the standing and face-down tiles
 counted as face up, and the tiles counted over no labelled box. Writes
-``benchmarks/results/box_labelled.json`` and ``.md``.
+``benchmarks/results/box_labelled.json`` and ``.md`` (``--name`` for a candidate's own).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections import Counter
 from typing import Any
 
 from tqdm import tqdm
 
+from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.data.real import box_labelled, read_image
@@ -59,11 +62,16 @@ def tallies(scorer: Any, labels: list[LabelledImage], what: str = "photos") -> d
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_model_arguments(parser)
+    parser.add_argument("--name", default="box_labelled", help="the report's name in benchmarks/results")
+    args = parser.parse_args()
     labels = box_labelled()
     if not labels:
         print("box_labelled: skipped, no box-labelled real photos (../shared/real is not beside the repository)")
         return
-    counts = tallies(HandScorer(), labels)
+    models = chosen_models(args)
+    counts = tallies(HandScorer(**models), labels)
     rows = {
         source: {
             "photos": tally["photos"],
@@ -76,7 +84,7 @@ def main() -> None:
     }
     report = {
         "benchmark": "box_labelled",
-        "command": "python -m benchmarks.box_labelled",
+        "command": "python -m benchmarks.box_labelled" + candidate_flags(models),
         "date": time.strftime("%Y-%m-%d"),
         "sets": rows,
     }
@@ -101,7 +109,7 @@ def main() -> None:
     for source, row in rows.items():
         measures = ("face_up_found", "face_up_counted", "others_counted_as_face_up", "counted_over_nothing")
         lines.append(f"| {source} | {row['photos']} | " + " | ".join(cell(row[name]) for name in measures) + " |")
-    write_report("box_labelled", report, lines)
+    write_report(args.name, report, lines)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,34 @@ def test_the_padded_blob_is_the_blob_of_the_letterboxed_image(shape):
     assert np.array_equal(padded_blob(view), cv2.dnn.blobFromImage(padded(view), 1 / 255, swapRB=True))
 
 
+def test_a_halved_view_averages_the_photo_down_by_halves_first():
+    from vision.sampling import halved_towards
+
+    stripes = np.zeros((1203, 1601, 3), np.uint8)
+    stripes[:, ::2] = 255  # columns one pixel wide: bilinear shrinking catches or misses them
+    halved, times = halved_towards(stripes, 448)
+    assert times == 2 and halved.shape[:2] == (601, 800)  # trimmed to even sides, then halved once
+    assert (halved == 128).all()  # every pixel the mean of two white and two black
+    assert halved_towards(stripes, 801)[0] is stripes  # under twice the size asked: as it is
+    assert halved_towards(np.zeros((3024, 4032, 3), np.uint8), 448)[0].shape[:2] == (378, 504)  # 8 times
+    view = view_of(stripes, 448, halved=True)
+    assert abs(view.shrunk.astype(float).mean() - 128) < 1  # evenly grey, as the stripes average
+    assert view_of(stripes, 448).shrunk.astype(float).std() > 30  # one bilinear step: stripes caught or missed
+
+
+def test_a_halved_view_keeps_the_photos_coordinates():
+    photo = np.zeros((1200, 1600, 3), np.uint8)
+    cv2.circle(photo, (1203, 301), 12, (255, 255, 255), -1)
+    for halved in (False, True):
+        view = view_of(photo, 448, halved=halved)
+        assert view.box.scale == pytest.approx(448 / 1600) and view.shrunk.shape[:2] == (336, 448)
+        grey = view.shrunk[..., 0].astype(float)
+        ys, xs = np.mgrid[: grey.shape[0], : grey.shape[1]]
+        centre = np.array([(xs * grey).sum(), (ys * grey).sum()]) / grey.sum()
+        in_photo = (centre + 0.5) / view.box.scale - 0.5  # as decode takes a box back to the photo
+        assert np.allclose(in_photo, [1203, 301], atol=1.5)
+
+
 def test_xywhr_corners_follow_the_angle():
     flat = xywhr_to_corners([[10, 10, 4, 2, 0]])[0]
     assert np.allclose(flat, [[12, 11], [12, 9], [8, 9], [8, 11]])

@@ -232,6 +232,21 @@ def test_a_detector_exported_at_a_fixed_size_runs_at_that_size(tmp_path):
     assert len(fixed(np.zeros((480, 640, 3), np.uint8)).scores) == 0
 
 
+def test_a_detector_sees_photos_halved_first_where_its_card_says_it_learnt_them_so(tmp_path):
+    from vision.detect.onnx_obb import OBBDetector
+
+    (tmp_path / "model.onnx").symlink_to(DETECTOR)
+    card = json.loads(DETECTOR.with_name("card.json").read_text())
+    assert not OBBDetector(tmp_path / "model.onnx").halved  # no card: a bilinear view, as before
+    card["recipe"]["halved_view"] = True
+    (tmp_path / "card.json").write_text(json.dumps(card))
+    detector = OBBDetector(tmp_path / "model.onnx", 448)
+    stripes = np.zeros((1200, 1600, 3), np.uint8)
+    stripes[:, ::2] = 255
+    assert detector.halved and (detector.view(stripes).shrunk == 128).all()
+    assert not OBBDetector(tmp_path / "model.onnx", 448, halved=False).halved  # asked otherwise
+
+
 def test_a_dim_photo_is_read_brightened(photo, monkeypatch):
     """The pipeline looks for tiles in the brightened photo, and only when asked to brighten."""
     from vision.exposure import LEVEL, highlights

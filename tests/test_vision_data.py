@@ -105,6 +105,16 @@ def test_yolo_obb_export_writes_normalised_corners_and_classes(hand_set, tmp_pat
     assert np.allclose(corners, np.clip(label.tiles[0].corners, 0, [label.width, label.height]), atol=0.01)
 
 
+def test_yolo_obb_export_can_write_images_halved_as_the_detector_will_see_them(hand_set, tmp_path):
+    labels = load_folder(hand_set)
+    export_yolo_obb(labels, tmp_path / "obb", val_share=0.0, halved_towards_px=labels[0].width // 3)  # halved once
+    image = cv2.imread(str(tmp_path / "obb" / "images" / "train" / f"{labels[0].source}_{labels[0].path.stem}.png"))
+    photo = cv2.imread(str(labels[0].path))
+    assert image.shape[:2] == (labels[0].height // 2, labels[0].width // 2)
+    assert np.abs(image.astype(float) - cv2.resize(photo, image.shape[1::-1], interpolation=cv2.INTER_AREA)).max() <= 1
+    assert not (tmp_path / "obb" / "images" / "train" / f"{labels[0].path.name}").exists()
+
+
 def test_yolo_obb_export_holds_only_the_sets_it_was_given(hand_set, tmp_path):
     labels = load_folder(hand_set)
     export_yolo_obb(labels, tmp_path / "obb", val_share=0.0)
@@ -202,6 +212,17 @@ def test_cli_train_detector_refuses_a_missing_set_clearly(capsys):
     assert main(["train", "detector", "--sets", "/no/such/set"]) == 2
     err = capsys.readouterr().err
     assert "no such folder" in err and "Traceback" not in err
+
+
+def test_cli_train_detector_records_a_halved_view_in_its_recipe(monkeypatch, hand_set, tmp_path, capsys):
+    pytest.importorskip("ultralytics")
+    import vision.detect.train
+
+    asked = []
+    monkeypatch.setattr(vision.detect.train, "train_detector", lambda *args: asked.append(args) or {"ok": True})
+    for halved in ([], ["--halved-view"]):
+        assert main(["train", "detector", "--sets", str(hand_set), "--out", str(tmp_path), *halved]) == 0
+    assert [args[2].halved_view for args in asked] == [False, True]
 
 
 @pytest.mark.parametrize("flag", ["--standing-scenes", "--steep-scenes"])

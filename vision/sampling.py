@@ -91,3 +91,23 @@ def averaged_part(image_bgr: np.ndarray, source: np.ndarray, times: int) -> tupl
     # pixel centres: x in the photo is (x - left + 0.5) / times - 0.5 in the part
     shift_x, shift_y = (0.5 - left) / times - 0.5, (0.5 - top) / times - 0.5
     return part, np.array([[1 / times, 0, shift_x], [0, 1 / times, shift_y], [0, 0, 1]])
+
+
+def halved_towards(image_bgr: np.ndarray, longest: int) -> tuple[np.ndarray, int]:
+    """The photo averaged down by exact halves (each pixel the mean of a 2 x 2 square) while its
+    longer side is at least twice ``longest``, so that shrinking it the rest of the way bilinearly
+    samples every pixel: a phone photo shrunk bilinearly to the detector's input in one step is
+    seen through every ninth pixel. The photo is first trimmed at its right and bottom to a whole
+    multiple of the halvings' factor (at most 2**k - 1 pixels), so each halving is OpenCV's fast
+    path and its pixels keep the photo's coordinates (x in the photo is (x + 0.5) * 2**k - 0.5).
+    Returns the image and that factor, 2**k (1: the photo itself, untouched)."""
+    height, width = image_bgr.shape[:2]
+    times = 1
+    while max(height, width) >= 2 * longest * times and min(height, width) >= 2 * times:
+        times *= 2
+    if times == 1:
+        return image_bgr, 1
+    halved = image_bgr[: height - height % times, : width - width % times]
+    while halved.shape[0] > height // times:
+        halved = cv2.resize(halved, (halved.shape[1] // 2, halved.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    return halved, times

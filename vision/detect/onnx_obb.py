@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.geometry import short_edge_first, xywhr_to_corners
 from vision.onnx_session import cpu_session, model_card
+from vision.sampling import halved_towards
 
 
 @dataclass(frozen=True)
@@ -69,16 +70,20 @@ class View:
     size: int
 
 
-def view_of(image_bgr: np.ndarray, size: int) -> View:
+def view_of(image_bgr: np.ndarray, size: int, halved: bool = False) -> View:
     """The photo resized keeping its aspect ratio to fit ``size`` x ``size``, centred (Ultralytics'
-    letterbox, its padding left to ``padded_blob``)."""
+    letterbox, its padding left to ``padded_blob``); ``halved``: averaged down by halves first
+    (``vision.sampling.halved_towards``), then shrunk bilinearly the rest of the way."""
+    times = 1
+    if halved:  # trimmed by a few pixels at most, its pixels the photo's scaled about the origin
+        image_bgr, times = halved_towards(image_bgr, size)
     height, width = image_bgr.shape[:2]
     scale = min(size / height, size / width)
     new_w, new_h = round(width * scale), round(height * scale)
     shrunk = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_LINEAR) if scale != 1 else image_bgr
     pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
-    return View(shrunk, Letterbox(scale, left, top), size)
+    return View(shrunk, Letterbox(scale / times, left, top), size)
 
 
 def padded_blob(view: View) -> np.ndarray:
@@ -152,7 +157,14 @@ class OBBDetector:
     dynamic size runs at ``imgsz`` when given, else at the size it was trained at (the card's).
     """
 
-    def __init__(self, model_path: Path, imgsz: int | None = None, conf: float = 0.25, iou: float = 0.5) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        imgsz: int | None = None,
+        conf: float = 0.25,
+        iou: float = 0.5,
+        halved: bool | None = None,
+    ) -> None:
         self.session = cpu_session(model_path, "detector")
         card = model_card(model_path)
         self.names: list[str] = card.get("names", ["tile"])
@@ -164,6 +176,9 @@ class OBBDetector:
         else:
             self.imgsz = imgsz or int(card.get("recipe", {}).get("imgsz", 640))
         self.conf, self.iou = conf, iou
+        self.halved = bool(card.get("recipe", {}).get("halved_view", False)) if halved is None else halved
+        """Whether the photo is averaged down by halves before it is shrunk to the input (``view_of``):
+        as the model learnt its images (its card's recipe says; older cards: not)."""
 
     def __call__(self, image_bgr: np.ndarray) -> Detections:
         return self.decode([self.look(image_bgr)])
@@ -173,7 +188,7 @@ class OBBDetector:
         dynamic size only), sees it."""
         if imgsz is not None and not self.dynamic and imgsz != self.imgsz:
             raise ValueError(f"this detector was exported at a fixed {self.imgsz} px and cannot look at {imgsz} px")
-        return view_of(image_bgr, imgsz or self.imgsz)
+        return view_of(image_bgr, imgsz or self.imgsz, self.halved)
 
     def look(self, image_bgr: np.ndarray, imgsz: int | None = None, view: View | None = None) -> Look:
         """One forward pass over the photo at the detector's size, or at ``imgsz`` (see ``view``),

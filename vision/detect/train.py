@@ -33,6 +33,10 @@ class Recipe:
     mosaic: float = 1.0
     degrees: float = 0.0
     """Scenes already turn every way; extra rotation would only blur the labels."""
+    halved_view: bool = False
+    """Whether the images are averaged down by halves before Ultralytics shrinks them the rest of the
+    way bilinearly, as the pipeline then shows it photos (``vision.detect.onnx_obb.view_of``): a phone
+    photo shrunk in one bilinear step is seen through every ninth pixel."""
 
 
 def _offline_ultralytics() -> Any:
@@ -137,7 +141,7 @@ def train_detector(
     if not labels:
         raise ValueError(f"no labelled images in {', '.join(map(str, sets))}")
     work = REPO / "out" / "train"
-    data_yaml = export_yolo_obb(labels, work / "obb", val_share=0.1)
+    data_yaml = export_yolo_obb(labels, work / "obb", 0.1, recipe.imgsz if recipe.halved_view else None)
     if start_from is not None and not start_from.is_file():
         raise FileNotFoundError(f"no weights at {start_from}")
     kept = None
@@ -170,7 +174,7 @@ def rebuilt_start(export: Path, images: list[Path], work: Path, recipe: Recipe) 
     from vision.detect.onnx_obb import padded_blob, view_of
     from vision.synth.dataset import OBB_NAMES
 
-    calibration = [padded_blob(view_of(cv2.imread(str(path)), recipe.imgsz))[0] for path in images]
+    calibration = [padded_blob(view_of(cv2.imread(str(path)), recipe.imgsz, recipe.halved_view))[0] for path in images]
     model = rebuild(export, OBB_NAMES, calibration, recipe.model)
     return save_checkpoint(model, work / "start-from.pt", export, recipe.imgsz)
 

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
 from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.read.halves import rectify
+from vision.sampling import halved_towards
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
 GENERATOR_VERSION = 13
@@ -111,12 +112,18 @@ def write_contact_sheet(folder: Path, names: Sequence[str]) -> None:
     cv2.imwrite(str(folder / "contact_sheet.jpg"), contact_sheet(images, captions), [cv2.IMWRITE_JPEG_QUALITY, 85])
 
 
-def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: float = 0.1) -> Path:
+def export_yolo_obb(
+    labels: Sequence[LabelledImage], out_dir: Path, val_share: float = 0.1, halved_towards_px: int | None = None
+) -> Path:
     """An Ultralytics OBB dataset: images and ``class x1 y1 ... x4 y4`` (normalised) labels, and data.yaml.
 
     Every k-th image goes to validation (k = 1 / val_share), so the split is fixed and never empty;
     with ``val_share`` 0 the training images also serve as validation. Whatever an earlier export
     left in ``out_dir`` is removed first: a model must train on exactly the sets its card names.
+    The images are linked, or, given ``halved_towards_px``, written (PNG) averaged down by halves
+    towards that size (``vision.sampling.halved_towards``), so that a detector learns them as the
+    pipeline shows it photos when its card says ``halved_view`` (Ultralytics shrinks the rest of the
+    way bilinearly, as the pipeline does).
     """
     for folder in ("images", "labels"):  # links and label files made from the sets, nothing else
         shutil.rmtree(out_dir / folder, ignore_errors=True)
@@ -127,9 +134,17 @@ def export_yolo_obb(labels: Sequence[LabelledImage], out_dir: Path, val_share: f
     for index, label in enumerate(tqdm(labels, desc="exporting OBB", unit="image")):
         split = "val" if period and index % period == period - 1 else "train"
         stem = f"{label.source}_{label.path.stem}".replace("/", "_")
-        target = out_dir / "images" / split / f"{stem}{label.path.suffix.lower()}"
-        if not target.exists():
+        suffix = label.path.suffix.lower() if halved_towards_px is None else ".png"  # written: lossless
+        target = out_dir / "images" / split / f"{stem}{suffix}"
+        if target.exists():
+            pass  # the same image named twice: once is enough
+        elif halved_towards_px is None:
             target.symlink_to(label.path.resolve())
+        else:
+            image = cv2.imread(str(label.path))
+            if image is None:
+                raise ValueError(f"cannot read {label.path} as an image")
+            cv2.imwrite(str(target), halved_towards(image, halved_towards_px)[0])
         lines = []
         for tile in label.tiles:
             points = tile.corners / np.array([label.width, label.height], np.float32)
