@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
     train.add_argument(
+        "--lr0", type=float, default=None,
+        help="detector: AdamW's learning rate, no warm-up, for a gentle run from earlier weights (Recipe.lr0)",
+    )  # fmt: skip
+    train.add_argument(
         "--halved-view", action="store_true",
         help="detector: learn images averaged down by halves first, as it will then see photos (Recipe.halved_view)",
     )  # fmt: skip
@@ -614,8 +618,9 @@ def check_scene_counts(args: argparse.Namespace, *options: str) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     check_scene_counts(args, *(flag for flag, _ in EXTRA_SCENES))
-    if args.max_lr is not None and not 0 < args.max_lr <= 1:
-        raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
+    for flag, rate in (("--max-lr", args.max_lr), ("--lr0", args.lr0)):
+        if rate is not None and not 0 < rate <= 1:
+            raise UsageError(f"{flag} is a learning rate, above 0 and at most 1 (got {rate})")
     try:
         if args.model == "pips":
             from vision.read.train_counter import CounterRecipe, train_and_export
@@ -708,7 +713,11 @@ def run_train(args: argparse.Namespace) -> int:
 
     seed = Recipe.seed if args.seed is None else args.seed
     recipe = Recipe(
-        epochs=args.epochs or Recipe.epochs, imgsz=args.imgsz or Recipe.imgsz, seed=seed, halved_view=args.halved_view
+        epochs=args.epochs or Recipe.epochs,
+        imgsz=args.imgsz or Recipe.imgsz,
+        seed=seed,
+        lr0=args.lr0,
+        halved_view=args.halved_view,
     )
     try:
         card = train_detector(

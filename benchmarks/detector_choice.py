@@ -1,7 +1,8 @@
 """Which detector export to bundle, chosen on synthetic hands, with unseen hands and real photos beside.
 
     python -m benchmarks.detector_choice --candidates models/tile-detector/model.onnx out/detector-run9/model.onnx \
-        [--set out/synth/choose-hand-v10 [out/synth/steep-choose-v13 ...]] [--beside out/synth/val-hand-v10 ...]
+        [--set out/synth/choose-hand-v10 [out/synth/steep-choose-v13 ...]] [--beside out/synth/val-hand-v10 ...] \
+        [--name NAME]
 
 Each candidate runs the whole pipeline as it is (verifier, refiner, counter and every
 threshold), at DETECTOR_SIZE. The exact totals on the ``--set`` sets together choose: a
@@ -11,7 +12,7 @@ candidate taught steep photos must not buy them with the usual ones). The defaul
 (``hubcam synth --kind hand --n 400 --seed 10 --out out/synth/choose-hand-v10``) is a fresh
 one: the validation hands (seed 8) chose every threshold with the detector in use, so they
 favour it. The ``--beside`` sets and the labelled real photos are reported, never chosen by.
-Writes ``benchmarks/results/detector_choice.json`` and ``.md``.
+Writes ``benchmarks/results/detector_choice.json`` and ``.md`` (``--name`` for another choice's own).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def main() -> None:
     parser.add_argument("--candidates", type=Path, nargs="+", required=True, help="detector exports (model.onnx)")
     parser.add_argument("--set", type=Path, nargs="+", default=[Path("out/synth/choose-hand-v10")])
     parser.add_argument("--beside", type=Path, nargs="*", default=[], help="synthetic sets reported, not chosen by")
+    parser.add_argument("--name", default="detector_choice", help="the report's name in benchmarks/results")
     args = parser.parse_args()
     for path in args.candidates:
         if not path.is_file():
@@ -62,6 +64,8 @@ def main() -> None:
     command += ["--set", *map(str, args.set)]
     if args.beside:
         command += ["--beside", *map(str, args.beside)]
+    if args.name != "detector_choice":
+        command += ["--name", args.name]
     report = {
         "command": " ".join(command),
         "date": time.strftime("%Y-%m-%d"),
@@ -85,7 +89,7 @@ def main() -> None:
         cells = [*row["choosing"].values(), *row["beside"].values(), row["real"]]
         mark = " **chosen**" if name == chosen else ""
         lines.append(f"| {name}{mark} | " + " | ".join(map(totals_cells, cells)) + " |")
-    write_report("detector_choice", report, lines)
+    write_report(args.name, report, lines)
 
 
 def choose(rows: dict[str, dict[str, Any]], in_use: str) -> str:

@@ -537,3 +537,27 @@ def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same
     assert trainable and all(bn.weight.requires_grad for bn in trainable)
     with pytest.raises(ValueError, match="in the export"):  # two classes: the class layers do not fit
         rebuild(export, OBB_NAMES[:2], images[:1])
+
+
+@pytest.mark.parametrize(
+    ("lr0", "asked"), [(None, {}), (3e-4, {"optimizer": "AdamW", "lr0": 3e-4, "warmup_epochs": 0})]
+)
+def test_a_gentle_detector_run_asks_ultralytics_for_adamw_at_its_rate_without_warm_up(
+    monkeypatch, tmp_path, lr0, asked
+):
+    import vision.detect.train as train_module
+
+    calls = []
+
+    class FakeYOLO:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def train(self, **kwargs):
+            calls.append(kwargs)
+
+    monkeypatch.setattr(train_module, "_offline_ultralytics", lambda: FakeYOLO)
+    recipe = train_module.Recipe(epochs=1, lr0=lr0)
+    train_module.train(tmp_path / "data.yaml", tmp_path / "run", recipe)
+    chosen = {key: calls[0][key] for key in ("optimizer", "lr0", "warmup_epochs") if key in calls[0]}
+    assert chosen == asked
