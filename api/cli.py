@@ -146,10 +146,6 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--imgsz", type=int, default=None, help="detector: input size (default: the recipe's)")
     train.add_argument("--hours", type=float, default=None, help="detector: stop after this long")
     train.add_argument(
-        "--lr0", type=float, default=None,
-        help="detector: AdamW's learning rate, no warm-up, for a gentle run from earlier weights (Recipe.lr0)",
-    )  # fmt: skip
-    train.add_argument(
         "--halved-view", action="store_true",
         help="detector: learn images averaged down by halves first, as it will then see photos (Recipe.halved_view)",
     )  # fmt: skip
@@ -190,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     train.add_argument(
         "--max-lr", type=float, default=None,
-        help="pips, verifier, refiner: the one-cycle schedule's peak learning rate (default: the recipe's)",
+        help="pips, verifier, refiner: the one-cycle schedule's peak learning rate (default: the recipe's); detector: "
+        "AdamW's, with no warm-up, for a gentle run from earlier weights (Recipe.lr0; default: Ultralytics' choice)",
     )  # fmt: skip
     train.add_argument(
         "--widths", type=channel_widths, default=None, help="verifier, pips: the network's channels, e.g. 8,16,32,48"
@@ -618,9 +615,8 @@ def check_scene_counts(args: argparse.Namespace, *options: str) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     check_scene_counts(args, *(flag for flag, _ in EXTRA_SCENES))
-    for flag, rate in (("--max-lr", args.max_lr), ("--lr0", args.lr0)):
-        if rate is not None and not 0 < rate <= 1:
-            raise UsageError(f"{flag} is a learning rate, above 0 and at most 1 (got {rate})")
+    if args.max_lr is not None and not 0 < args.max_lr <= 1:
+        raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
         if args.model == "pips":
             from vision.read.train_counter import CounterRecipe, train_and_export
@@ -716,7 +712,7 @@ def run_train(args: argparse.Namespace) -> int:
         epochs=args.epochs or Recipe.epochs,
         imgsz=args.imgsz or Recipe.imgsz,
         seed=seed,
-        lr0=args.lr0,
+        lr0=args.max_lr,
         halved_view=args.halved_view,
     )
     try:
