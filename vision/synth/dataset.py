@@ -20,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
+from vision.data.real import read_image
 from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.read.halves import rectify
 from vision.sampling import halved_towards
@@ -136,15 +137,12 @@ def export_yolo_obb(
         stem = f"{label.source}_{label.path.stem}".replace("/", "_")
         suffix = label.path.suffix.lower() if halved_towards_px is None else ".png"  # written: lossless
         target = out_dir / "images" / split / f"{stem}{suffix}"
-        if target.exists():
-            pass  # the same image named twice: once is enough
+        if target.exists():  # the same image named twice: once is enough
+            pass
         elif halved_towards_px is None:
             target.symlink_to(label.path.resolve())
         else:
-            image = cv2.imread(str(label.path))
-            if image is None:
-                raise ValueError(f"cannot read {label.path} as an image")
-            cv2.imwrite(str(target), halved_towards(image, halved_towards_px)[0])
+            cv2.imwrite(str(target), halved_towards(read_image(label.path), halved_towards_px)[0])
         lines = []
         for tile in label.tiles:
             points = tile.corners / np.array([label.width, label.height], np.float32)
