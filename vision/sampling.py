@@ -85,9 +85,7 @@ def averaged_part(image_bgr: np.ndarray, source: np.ndarray, times: int) -> tupl
     spare_x, spare_y = (right - left) % times, (bottom - top) % times
     left, right = (left, right - spare_x) if right < width else (left + spare_x, right)
     top, bottom = (top, bottom - spare_y) if bottom < height else (top + spare_y, bottom)
-    part = image_bgr[top:bottom, left:right]
-    while part.shape[0] > (bottom - top) // times:  # OpenCV's fast path: by exactly two
-        part = cv2.resize(part, (part.shape[1] // 2, part.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    part = halved_again(image_bgr[top:bottom, left:right], times)
     # pixel centres: x in the photo is (x - left + 0.5) / times - 0.5 in the part
     shift_x, shift_y = (0.5 - left) / times - 0.5, (0.5 - top) / times - 0.5
     return part, np.array([[1 / times, 0, shift_x], [0, 1 / times, shift_y], [0, 0, 1]])
@@ -107,7 +105,15 @@ def halved_towards(image_bgr: np.ndarray, longest: int) -> tuple[np.ndarray, int
         times *= 2
     if times == 1:
         return image_bgr, 1
-    halved = image_bgr[: height - height % times, : width - width % times]
-    while halved.shape[0] > height // times:
-        halved = cv2.resize(halved, (halved.shape[1] // 2, halved.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    return halved, times
+    return halved_again(image_bgr[: height - height % times, : width - width % times], times), times
+
+
+def halved_again(image_bgr: np.ndarray, times: int) -> np.ndarray:
+    """An image whose sides are whole multiples of ``times`` (a power of two) made ``times`` smaller
+    each way by averaging, halved again and again: OpenCV's fast path, by exactly two."""
+    target_height = image_bgr.shape[0] // times
+    while image_bgr.shape[0] > target_height:
+        image_bgr = cv2.resize(
+            image_bgr, (image_bgr.shape[1] // 2, image_bgr.shape[0] // 2), interpolation=cv2.INTER_AREA
+        )
+    return image_bgr

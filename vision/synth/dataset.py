@@ -137,12 +137,11 @@ def export_yolo_obb(
         stem = f"{label.source}_{label.path.stem}".replace("/", "_")
         suffix = label.path.suffix.lower() if halved_towards_px is None else ".png"  # written: lossless
         target = out_dir / "images" / split / f"{stem}{suffix}"
-        if target.exists():  # the same image named twice: once is enough
-            pass
-        elif halved_towards_px is None:
-            target.symlink_to(label.path.resolve())
-        else:
-            cv2.imwrite(str(target), halved_towards(read_image(label.path), halved_towards_px)[0])
+        if not target.exists():  # the same image named twice: once is enough
+            if halved_towards_px is None:
+                target.symlink_to(label.path.resolve())
+            else:
+                cv2.imwrite(str(target), halved_towards(read_image(label.path), halved_towards_px)[0])
         lines = []
         for tile in label.tiles:
             points = tile.corners / np.array([label.width, label.height], np.float32)
