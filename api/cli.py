@@ -193,6 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--widths", type=channel_widths, default=None, help="verifier, pips: the network's channels, e.g. 8,16,32,48"
     )
     train.add_argument(
+        "--strided-stem", action="store_true",
+        help="verifier, pips, refiner: the first convolution steps two pixels instead of pooling after (faster; "
+        "vision.smallnet.small_cnn)",
+    )  # fmt: skip
+    train.add_argument(
         "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
     )
     train.add_argument(
@@ -653,6 +658,7 @@ def run_train(args: argparse.Namespace) -> int:
             half_px=args.half_px or CounterRecipe.half_px,
             least_count=args.least_count,
             widths=args.widths or CounterRecipe.widths,
+            strided_stem=args.strided_stem,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
             glare_scenes=args.glare_scenes,
@@ -676,6 +682,7 @@ def run_train(args: argparse.Namespace) -> int:
             epochs=args.epochs or VerifierRecipe.epochs,
             seed=VerifierRecipe.seed if args.seed is None else args.seed,
             widths=args.widths or VerifierRecipe.widths,
+            strided_stem=args.strided_stem,
             standing_scenes=args.standing_scenes,
             bright_scenes=args.bright_scenes,
             steep_scenes=args.steep_scenes,
@@ -698,6 +705,7 @@ def run_train(args: argparse.Namespace) -> int:
             max_lr=args.max_lr or RefinerRecipe.max_lr,
             view_scenes=args.view_scenes,
             start_from=str(args.start_from or ""),
+            strided_stem=args.strided_stem,
             averaged=args.averaged_crops,
         )
         return trained(

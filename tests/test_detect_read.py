@@ -426,6 +426,9 @@ def test_a_counter_recipe_builds_the_network_of_its_widths():
     convolutions = [layer for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)]
     assert [layer.out_channels for layer in convolutions] == [16, 16, 64, 64]
     assert tuple(model(torch.zeros(2, 3, 48, 48)).shape) == (2, COUNTS)
+    strided = build_model(COUNTS, (16, 16, 64, 64), strided_stem=True)
+    assert next(layer for layer in strided.modules() if isinstance(layer, torch.nn.Conv2d)).stride == (2, 2)
+    assert tuple(strided(torch.zeros(2, 3, 48, 48)).shape) == (2, COUNTS)
 
 
 def test_the_set_is_the_smallest_that_holds_every_sure_count():

@@ -113,6 +113,37 @@ def test_a_network_rebuilt_from_its_export_computes_what_the_export_does(tmp_pat
         from_onnx(path, lambda: small_cnn((4, 8, 8), 2), images)  # never shrunk
 
 
+def test_a_strided_stem_steps_where_the_plain_network_pools_and_takes_its_weights(tmp_path: Path) -> None:
+    """The strided network's first convolution works out every other position and nothing pools after
+    it, so it sees what the plain one sees at the same map sizes; its weights are the plain one's
+    shapes, so a plain export rebuilds into it (to go on training from the bundled weights)."""
+    pytest.importorskip("onnx")
+    torch.manual_seed(2)
+    plain, strided = small_cnn((4, 8, 8), 3), small_cnn((4, 8, 8), 3, strided_stem=True)
+    shapes = [tuple(weight.shape) for weight in plain.state_dict().values()]
+    assert [tuple(weight.shape) for weight in strided.state_dict().values()] == shapes
+    first = strided[0][0]
+    assert first.stride == (2, 2) and not any(isinstance(layer, torch.nn.MaxPool2d) for layer in strided[0])
+    assert sum(isinstance(layer, torch.nn.MaxPool2d) for layer in strided.modules()) == 1  # the second block's
+    images = np.random.default_rng(0).integers(0, 256, (16, 16, 16, 3), dtype=np.uint8)
+    with torch.no_grad():
+        maps = strided[0](as_batch(images))
+    assert tuple(maps.shape) == (16, 4, 8, 8)  # as the plain block's pooling leaves them
+    path = export_onnx(plain.eval(), tmp_path / "model.onnx", "images", 16, 16)
+    rebuilt = from_onnx(path, lambda: small_cnn((4, 8, 8), 3, strided_stem=True), images)
+    assert torch.equal(rebuilt[0][0].weight, torch.from_numpy(onnx_weights(path)[0].copy()))
+
+
+def onnx_weights(path: Path) -> list[np.ndarray]:
+    """The weights of an export's convolutions and linear layers, in order."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    named = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    return [named[node.input[1]] for node in graph.node if node.op_type in ("Conv", "Gemm")]
+
+
 def test_a_model_file_is_described_by_its_path_and_digest(tmp_path):
     path = tmp_path / "model.onnx"
     path.write_bytes(b"weights")

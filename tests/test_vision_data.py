@@ -227,6 +227,18 @@ def test_cli_train_detector_records_a_halved_view_and_a_gentle_rate_in_its_recip
     assert [(args[2].halved_view, args[2].lr0) for args in asked] == [(False, None), (True, 0.0003)]
 
 
+@pytest.mark.parametrize("model", ["pips", "verifier", "refiner"])
+def test_cli_train_records_a_strided_stem_in_a_small_networks_recipe(monkeypatch, tmp_path, model):
+    pytest.importorskip("torch")
+    import api.cli
+
+    asked = []
+    monkeypatch.setattr(api.cli, "trained", lambda export, out, recipe, resume: asked.append(recipe) or 0)
+    for extra in ([], ["--strided-stem"]):
+        assert main(["train", model, "--out", str(tmp_path), *extra]) == 0
+    assert [recipe.strided_stem for recipe in asked] == [False, True]
+
+
 @pytest.mark.parametrize("model", ["detector", "pips"])
 def test_cli_train_refuses_a_learning_rate_out_of_bounds(capsys, hand_set, tmp_path, model):
     assert main(["train", model, "--sets", str(hand_set), "--max-lr", "0", "--out", str(tmp_path)]) == 2

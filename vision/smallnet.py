@@ -17,24 +17,36 @@ import numpy as np
 from tqdm import tqdm
 
 
-def small_cnn(widths: Sequence[int], outputs: int) -> Any:
+def small_cnn(widths: Sequence[int], outputs: int, strided_stem: bool = False) -> Any:
     """Convolution, batch norm, ReLU and 2x pooling for each of ``widths[:-1]``, one more
-    convolution to ``widths[-1]``, global average pooling and a linear layer to ``outputs``."""
+    convolution to ``widths[-1]``, global average pooling and a linear layer to ``outputs``.
+
+    ``strided_stem``: the first convolution steps two pixels instead of being pooled after, so it
+    works out a quarter of the positions (at full resolution, over only three channels, it is the
+    slowest layer for its arithmetic). Its weights keep their shapes and places, so a network
+    exported without it can be rebuilt with it (``from_onnx``) and trained on from there."""
     from torch import nn
 
-    def block(inputs: int, outputs: int) -> nn.Sequential:
-        return nn.Sequential(
-            nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), nn.MaxPool2d(2)
-        )
-
     channels = (3, *widths[:-1])
+    strided = [strided_stem and index == 0 for index in range(len(channels) - 1)]
     return nn.Sequential(
-        *[block(a, b) for a, b in zip(channels[:-1], channels[1:], strict=True)],
+        *[halving_block(a, b, stride) for a, b, stride in zip(channels[:-1], channels[1:], strided, strict=True)],
         nn.Conv2d(widths[-2], widths[-1], 3, padding=1),
         nn.ReLU(),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Linear(widths[-1], outputs),
+    )
+
+
+def halving_block(inputs: int, outputs: int, strided: bool = False) -> Any:
+    """Convolution, batch norm and ReLU, the map then halved: by 2x max pooling, or (``strided``) by the
+    convolution stepping two pixels. Either way the same four layers hold the same weights."""
+    from torch import nn
+
+    stride, pool = (2, nn.Identity()) if strided else (1, nn.MaxPool2d(2))
+    return nn.Sequential(
+        nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), pool
     )
 
 

@@ -19,6 +19,7 @@ Each box learns where the true tile's four top-face corners lie in its crop
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import time
@@ -35,7 +36,7 @@ from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_b
 from vision.detect.train_verifier import found_face_up
 from vision.eval.metrics import polygon_iou
 from vision.read.train_counter import as_found, loosen, overrun
-from vision.smallnet import Checkpoint, fit, held_out, photometric, predict
+from vision.smallnet import Checkpoint, fit, halving_block, held_out, photometric, predict
 from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, redrawn
 from vision.synth.scene import FULL, make_scene, render
 
@@ -74,6 +75,11 @@ class RefinerRecipe:
     (README, the box refiner): not kept."""
     start_from: str = ""
     """A refiner's ONNX export to go on training (``vision.smallnet.continued_from``); empty: from nothing."""
+    strided_stem: bool = False
+    """The first convolution steps two pixels instead of being pooled after (``build_model``): for speed.
+    Tried once from the bundled refiner (the thirty-third session: 1,600 scenes, 6 epochs at 1e-3; 8
+    minutes, out/refiner-stem): the synthetic choosing hands 373 + 146 against 378 + 150, the real
+    photos 26 of 27: not kept."""
     averaged: bool = False
     """Crops averaged down where they shrink the photo (``vision.sampling``), as the pip reader's
     halves are, rather than sampled bilinearly; the card records it and the run time crops alike.
@@ -84,19 +90,15 @@ class RefinerRecipe:
     the tile's edges, which are what the refiner places."""
 
 
-def build_model() -> Any:
+def build_model(strided_stem: bool = False) -> Any:
     """Three convolution blocks (40 x 64 -> 5 x 8), then the map flattened into a small linear head:
-    where things lie in the crop is the answer, so it is not pooled away."""
+    where things lie in the crop is the answer, so it is not pooled away. ``strided_stem``: the first
+    convolution steps two pixels instead of being pooled after (``vision.smallnet.small_cnn``)."""
     from torch import nn
-
-    def block(inputs: int, outputs: int) -> nn.Sequential:
-        return nn.Sequential(
-            nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), nn.MaxPool2d(2)
-        )
 
     height, width = CROP_SHAPE
     return nn.Sequential(
-        block(3, 16), block(16, 32), block(32, 48),
+        halving_block(3, 16, strided_stem), halving_block(16, 32), halving_block(32, 48),
         nn.Conv2d(48, 64, 3, padding=1), nn.ReLU(),
         nn.Conv2d(64, 16, 1), nn.ReLU(),
         nn.Flatten(), nn.Linear(16 * (height // 8) * (width // 8), 64), nn.ReLU(), nn.Linear(64, 8),
@@ -191,9 +193,9 @@ def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpo
     def loss(said: Any, targets: Any) -> Any:
         return nn.functional.smooth_l1_loss(said, targets, beta=0.02)
 
-    build = build_model
+    build = functools.partial(build_model, recipe.strided_stem)
     if recipe.start_from:
-        build = smallnet.continued_from(Path(recipe.start_from), build_model, crops, recipe.seed)
+        build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
         build, crops, torch.from_numpy(offsets), loss, photometric,
         epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
