@@ -30,7 +30,7 @@ def small_cnn(widths: Sequence[int], outputs: int, strided_stem: bool = False) -
     channels = (3, *widths[:-1])
     strided = [strided_stem and index == 0 for index in range(len(channels) - 1)]
     return nn.Sequential(
-        *[halving_block(a, b, stride) for a, b, stride in zip(channels[:-1], channels[1:], strided, strict=True)],
+        *[halving_block(a, b, steps) for a, b, steps in zip(channels[:-1], channels[1:], strided, strict=True)],
         nn.Conv2d(widths[-2], widths[-1], 3, padding=1),
         nn.ReLU(),
         nn.AdaptiveAvgPool2d(1),
