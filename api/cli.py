@@ -30,8 +30,8 @@ class UsageError(Exception):
 
 EXTRA_SCENES = (
     ("--high-scenes", "pips: extra scenes dealt from double-15 and 18 sets only"),
-    ("--bright-scenes", "pips, verifier: extra scenes whose sets all have a saturated body "
-     "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes)"),
+    ("--bright-scenes", "pips, verifier, verdict: extra scenes whose sets all have a saturated body "
+     "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes; verdict: default, and given 0, its recipe's)"),
     ("--back-scenes", "pips: extra scenes with printed backs face down, taught as no count "
      "(CounterRecipe.back_scenes)"),
     ("--glare-scenes", "pips: extra scenes with glare on most tiles (CounterRecipe.glare_scenes)"),
@@ -138,8 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = verbs.add_parser("train", help="train a model (needs the train extra: make train-deps)")
     train.add_argument(
-        "model", choices=["detector", "pips", "verifier", "refiner"],
-        help="the tile detector, pip counter, tile verifier or box refiner",
+        "model", choices=["detector", "pips", "verifier", "refiner", "verdict"],
+        help="the tile detector, pip counter, tile verifier or box refiner; verdict: the refiner taught to say "
+        "whether its box is one tile (a head on its features, in the verifier's place: vision.detect.train_verdict)",
     )  # fmt: skip
     train.add_argument("--sets", type=Path, nargs="*", default=[], help="detector: synthetic sets to train on")
     train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
@@ -221,11 +222,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--start-from", type=Path, metavar="WEIGHTS",
         help="detector: a new run starting from these weights (a finished run's last.pt, or an exported "
-        "model.onnx, rebuilt into trainable weights), not from nothing; pips, verifier, refiner: its model.onnx",
+        "model.onnx, rebuilt into trainable weights), not from nothing; pips, verifier, refiner: its model.onnx; "
+        "verdict: the refiner to teach (default the bundled one)",
     )  # fmt: skip
     train.add_argument(
         "--out", type=Path,
-        help="model folder (default models/tile-detector, pip-counter, tile-verifier or box-refiner)",
+        help="model folder (default models/tile-detector, pip-counter, tile-verifier or box-refiner; verdict: "
+        "box-refiner)",
     )  # fmt: skip
     train.set_defaults(run=run_train)
 
@@ -253,7 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--detector", type=Path, metavar="ONNX", help="a tile detector to run instead of the bundled one (a candidate)"
     )
     ev.add_argument(
-        "--verifier", type=Path, metavar="ONNX", help="a tile verifier to run instead of the bundled one (a candidate)"
+        "--verifier",
+        type=Path,
+        metavar="ONNX",
+        help="a tile verifier to run in place of the bundled refiner's verdict (a candidate, or models/tile-verifier)",
     )
     ev.add_argument(
         "--refiner", type=Path, metavar="ONNX", help="a box refiner to run instead of the bundled one (a candidate)"
@@ -456,6 +462,8 @@ def _with_models(factory: Any, **options: Any) -> Any:
         return factory(**options)
     except FileNotFoundError as error:
         raise UsageError(f"{error} (train one: hubcam train detector / pips / verifier / refiner)") from None
+    except ValueError as error:  # a refiner with no verdict of its own, and no verifier given
+        raise UsageError(f"{error} (--verifier ONNX, or teach it: hubcam train verdict --start-from ONNX)") from None
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -629,6 +637,8 @@ def run_train(args: argparse.Namespace) -> int:
             from vision.detect.train_verifier import VerifierRecipe
         elif args.model == "refiner":
             from vision.detect.train_refiner import RefinerRecipe
+        elif args.model == "verdict":
+            from vision.detect.train_verdict import VerdictRecipe
         else:
             from vision.detect.train import Recipe
     except ImportError as error:
@@ -710,6 +720,20 @@ def run_train(args: argparse.Namespace) -> int:
         )
         return trained(
             train_refiner.train_and_export, args.out or Path("models/box-refiner"), refiner_recipe, args.resume
+        )
+    if args.model == "verdict":
+        from vision.detect import train_verdict
+
+        verdict_recipe = VerdictRecipe(
+            scenes=args.scenes or VerdictRecipe.scenes,
+            bright_scenes=args.bright_scenes or VerdictRecipe.bright_scenes,
+            epochs=args.epochs or VerdictRecipe.epochs,
+            seed=VerdictRecipe.seed if args.seed is None else args.seed,
+            max_lr=args.max_lr or VerdictRecipe.max_lr,
+            refiner=str(args.start_from or ""),
+        )
+        return trained(
+            train_verdict.train_and_export, args.out or Path("models/box-refiner"), verdict_recipe, args.resume
         )
     if not args.sets:
         raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")

@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.candidates import add_model_arguments, chosen_models
+from benchmarks.candidates import add_model_arguments, chosen_models, named, recorded
 from benchmarks.report import write_report
 from vision.data.real import real_root
 from vision.photo import read_photo
@@ -68,7 +68,7 @@ def main() -> None:
         "benchmark": "read_by_eye",
         "command": "python -m benchmarks.read_by_eye",
         "date": time.strftime("%Y-%m-%d"),
-        "models": {role: str(path) for role, path in models.items()},
+        "models": recorded(models),
         "photos": len(rows), "exact_totals": exact, "tiles": tiles, "tiles_read_right": right, "extra_counted": extra,
         "rows": rows,
     }  # fmt: skip
@@ -76,7 +76,7 @@ def main() -> None:
         "# Real photos without pip labels, against readings by eye",
         "",
         f"`python -m benchmarks.read_by_eye` ({report['date']}; readings: `datasets/read_by_eye.json`). Models:",
-        f"detector `{args.detector}`, counter `{args.counter}`, verifier `{args.verifier}`.",
+        f"{named(models)}.",
         "",
         f"Exact totals {exact} of {len(rows)}; tiles read right {right} of {tiles}; counted but not there {extra}.",
         "",

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
+from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models, missing_models
 from benchmarks.report import write_report
 from calibration.table_plane import border_colour
 from vision.data.labels import LabelledImage
@@ -194,7 +194,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
     models = chosen_models(args)
-    missing = [f"--{role} {path}" for role, path in models.items() if not path.is_file()]
+    missing = missing_models(models)
     if missing:
         parser.error(f"no such model: {', '.join(missing)}")
     photos = list(iter_images(pip_labelled()))

@@ -16,8 +16,9 @@ hands (near ties to the higher recall) is the one vision/pipeline.py uses, in tw
 
 The set is the detector thresholds' own (seed 8), not the hands that measure the pipeline
 (seed 7); the real photos' numbers are reported beside, never used to choose. Writes
-``benchmarks/results/verifier_thresholds.json`` and ``.md`` (``--verifier`` weighs a candidate
-verifier's answers instead of the bundled one's; ``--name`` keeps its report apart).
+``benchmarks/results/verifier_thresholds.json`` and ``.md`` (the answers weighed are the bundled box
+refiner's verdict, ``vision.pipeline.OWN_VERDICT``; ``--verifier`` weighs a candidate tile verifier's
+instead; ``--name`` keeps its report apart).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_he
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
-from vision.detect.verify import TileVerifier, Weighing, choose_tiles
+from vision.detect.verify import Weighing, choose_tiles
 from vision.eval.metrics import match_tiles
-from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU, VERIFIER, WEIGHING
+from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, OWN_VERDICT, PROPOSAL_NMS_IOU, WEIGHING, judge_of
 
 PROPOSALS = (0.01, 0.02, 0.05, 0.1)
 WEIGHTS = (0.5, 0.67, 0.8, 0.9)
@@ -48,17 +49,18 @@ Choice = tuple[float, float, float, float]
 """(proposal confidence, verifier weight, keep score, trust)."""
 
 
-def seen_by_models(photos: list, verifier_path: Path = VERIFIER) -> list[tuple[Any, ...]]:
-    """Per photo: the true face-up tiles, and the detector's proposals, scores and verifier's answers."""
+def seen_by_models(photos: list, verifier_path: Path | str = OWN_VERDICT) -> list[tuple[Any, ...]]:
+    """Per photo: the true face-up tiles, and the detector's proposals, scores and verifier's answers
+    (``OWN_VERDICT``: the bundled refiner's verdict)."""
     detector = OBBDetector(DETECTOR, DETECTOR_SIZE, conf=min(PROPOSALS), iou=PROPOSAL_NMS_IOU)
-    verifier = TileVerifier(verifier_path)
+    verifier = judge_of(verifier_path, None)
     seen = []
     for label, image in photos:
         found = detector(image)
         face_up = found.classes == FACE_UP_CLASS
         corners, scores = found.corners[face_up], found.scores[face_up]
         truth = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
-        seen.append((truth, corners, scores, verifier(image, list(corners))))
+        seen.append((truth, corners, scores, verifier.judge(image, list(corners), {})))
     return seen
 
 
@@ -83,15 +85,17 @@ def table(seen: dict[str, list[tuple[Any, ...]]], choices: list[Choice]) -> dict
 
 
 def candidate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--verifier", type=Path, default=VERIFIER, help="a candidate tile verifier (ONNX)")
+    parser.add_argument(
+        "--verifier", type=Path, help="a candidate tile verifier (ONNX; default the bundled refiner's verdict)"
+    )
     parser.add_argument("--name", default="verifier_thresholds", help="the report's name in benchmarks/results")
 
 
 def main() -> None:
     args, photos = photo_sets(__doc__, candidate_arguments)
-    if not args.verifier.is_file():
+    if args.verifier is not None and not args.verifier.is_file():
         raise SystemExit(f"verifier_thresholds: no verifier at {args.verifier}")
-    seen = {name: seen_by_models(found, args.verifier) for name, found in photos.items()}
+    seen = {name: seen_by_models(found, args.verifier or OWN_VERDICT) for name, found in photos.items()}
     weighings = table(seen, [(*triple, NEVER) for triple in TRIPLES])
     weighed = best(weighings["synthetic"])
     trusts = table(seen, [(*weighed[:3], trust) for trust in TRUSTS])
@@ -100,7 +104,7 @@ def main() -> None:
     names = ("proposal_confidence", "verifier_weight", "keep_score", "trust")
     report = {
         "command": f"python -m benchmarks.verifier_thresholds --set {args.set} --images {args.images}"
-        + ("" if args.verifier == VERIFIER else f" --verifier {args.verifier}")
+        + ("" if args.verifier is None else f" --verifier {args.verifier}")
         + ("" if args.name == "verifier_thresholds" else f" --name {args.name}"),
         "date": time.strftime("%Y-%m-%d"),
         "fixed": {"proposal_nms_iou": PROPOSAL_NMS_IOU, "tile_nms_iou": WEIGHING.iou},

@@ -33,9 +33,9 @@ def shapes_looked_at(scorer, monkeypatch) -> list[tuple[int, ...]]:
     seen: list[tuple[int, ...]] = []
     look = scorer.find_tiles
 
-    def find_tiles(image, *view):
+    def find_tiles(image, *view, **placed):
         seen.append(image.shape)
-        return look(image, *view)
+        return look(image, *view, **placed)
 
     monkeypatch.setattr(scorer, "find_tiles", find_tiles)
     return seen
@@ -259,9 +259,9 @@ def test_a_dim_photo_is_read_brightened(photo, monkeypatch):
         scorer = HandScorer(brighten=brighten)
         look = scorer.find_tiles
 
-        def find_tiles(image, *view, look=look):
+        def find_tiles(image, *view, look=look, **placed):
             seen.append(highlights(image))
-            return look(image, *view)
+            return look(image, *view, **placed)
 
         monkeypatch.setattr(scorer, "find_tiles", find_tiles)
         scorer(dim)
@@ -301,8 +301,8 @@ def test_boxes_the_refiner_moves_onto_one_tile_are_counted_once(photo, monkeypat
         scorer = HandScorer(covered=covered, slant=None)
         refine = scorer.refiner
 
-        def onto_the_first(image_bgr, corners, refine=refine):
-            refined = refine(image_bgr, corners)
+        def onto_the_first(image_bgr, corners, placed=None, refine=refine):
+            refined = refine(image_bgr, corners, placed)
             return [refined[0], *refined[1:-1], refined[0] + np.float32([3, 2])]  # the worst box onto the best's tile
 
         monkeypatch.setattr(scorer, "refiner", onto_the_first)
@@ -372,9 +372,9 @@ def test_boxes_found_in_a_redrawn_view_are_refined_there_or_in_the_photo(photo, 
     corners, scores, proposals = scorer.find_tiles(image)
     refine, refined_in = scorer.refiner, []
 
-    def recorded(image_bgr, corners, refine=refine):
+    def recorded(image_bgr, corners, placed=None, refine=refine):
         refined_in.append(image_bgr.shape)
-        return refine(image_bgr, corners)
+        return refine(image_bgr, corners, placed)
 
     monkeypatch.setattr(scorer, "refiner", recorded)
     seen = shapes_looked_at(scorer, monkeypatch)

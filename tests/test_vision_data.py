@@ -336,6 +336,8 @@ def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
     assert main([*hubcam, "--refiner", str(tmp_path / "none.onnx")]) == 2
     assert "none.onnx" in capsys.readouterr().err
     assert main([*hubcam, "--refiner", str(REFINER)]) == 0
+    assert main([*hubcam, "--refiner", str(VERIFIER)]) == 2  # a refiner with no verdict, and no verifier given
+    assert "no verdict" in capsys.readouterr().err
     assert main([*hubcam, "--pipeline", "hubcam-unrefined", "--refiner", str(REFINER)]) == 2
     assert main([*args, "--refiner", str(REFINER)]) == 2
     assert "Traceback" not in capsys.readouterr().err

@@ -48,3 +48,12 @@ def model_card(model_path: Path) -> dict[str, Any]:
     card_path = model_path.with_name("card.json")
     card: dict[str, Any] = json.loads(card_path.read_text()) if card_path.exists() else {}
     return card
+
+
+def repository_path(path: Path) -> Path:
+    """``path`` from the repository's root where it lies inside it (a bundled model's), else as given."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        return path.resolve().relative_to(root)
+    except ValueError:
+        return path

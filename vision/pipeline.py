@@ -1,6 +1,6 @@
-"""A hand photo in, its tiles and total out: a dim photo brightened, then the detector, the tile
-verifier and the box refiner (once more, on the photo redrawn square-on, when it was taken at a
-slant), and the pip reader.
+"""A hand photo in, its tiles and total out: a dim photo brightened, then the detector, the box
+refiner, whose verdict on each box stands in for a tile verifier's and whose corners place it (once
+more, on the photo redrawn square-on, when it was taken at a slant), and the pip reader.
 
 Only face-up tiles count (the detector also knows face-down and standing ones); a
 tile partly outside the frame is flagged ``cut``; a tile the reader is unsure of, or a box
@@ -32,7 +32,7 @@ from calibration.table_plane import (
 )
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import Detections, OBBDetector, Proposals, View, only_sure_and_large
-from vision.detect.refine import BoxRefiner
+from vision.detect.refine import BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
@@ -44,6 +44,14 @@ DETECTOR = MODELS / "tile-detector" / "model.onnx"
 COUNTER = MODELS / "pip-counter" / "model.onnx"
 VERIFIER = MODELS / "tile-verifier" / "model.onnx"
 REFINER = MODELS / "box-refiner" / "model.onnx"
+OWN_VERDICT = "refiner"
+"""``HandScorer(verifier=OWN_VERDICT)``, the default: the box refiner also says whether each box is one
+tile (a refiner whose export ``judges``: ``vision.detect.refine.BoxRefiner``), in the tile verifier's
+place, so each box is cropped and run through one network once for both answers: the 1600x1200 hand
+of benchmarks/score_bench.py about 2.5 ms quicker (a scratch timing, alternating runs). The verdict is a
+head on the refiner's features taught the verifier's boxes and, in part, its answers
+(``vision.detect.train_verdict``); the tile verifier at VERIFIER taught it and stays for comparison
+(``hubcam eval --verifier``)."""
 FACE_UP_CLASS = 0
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
@@ -288,7 +296,7 @@ class HandScorer:
         detector: Path = DETECTOR,
         counter: Path = COUNTER,
         highest: int | None = None,
-        verifier: Path | None = VERIFIER,
+        verifier: Path | str | None = OWN_VERDICT,
         detector_size: int = DETECTOR_SIZE,
         second_look: SecondLook | None = SECOND_LOOK,
         refiner: Path | None = REFINER,
@@ -307,7 +315,8 @@ class HandScorer:
         weighing: Weighing = WEIGHING,
         other_pose: float | None = OTHER_POSE,
     ) -> None:
-        """``verifier=None``: the detector's boxes as it keeps them alone; ``second_look=None``:
+        """``verifier=None``: the detector's boxes as it keeps them alone (``OWN_VERDICT``: the
+        refiner's verdict, given ``refiner`` or not, in the verifier's place); ``second_look=None``:
         never a second look at photos with few tiles; ``refiner=None``: the pips read from the
         boxes as kept; ``brighten=False``: dim photos read as they are; ``slant=None``: never a
         look at the photo redrawn square-on (``doubt_slant=None``: only where SLANT says, however much
@@ -319,14 +328,14 @@ class HandScorer:
         and after); ``in_frame``: the share of each half a box must have inside the photo to be read;
         ``weighing``: how the verifier's answers weigh (its proposal confidence stays WEIGHING's);
         ``other_pose=None``: boxes read however surely the detector also saw another pose there."""
+        self.refiner = None if refiner is None else BoxRefiner(refiner)
+        self.verifier: TileVerifier | BoxRefiner | None = None
         if verifier is None:
             self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
-            self.verifier = None
         else:
             self.detector = OBBDetector(detector, detector_size, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
-            self.verifier = TileVerifier(verifier)
+            self.verifier = judge_of(verifier, self.refiner)
         self.reader = PipReader(counter, in_frame=in_frame)
-        self.refiner = None if refiner is None else BoxRefiner(refiner)
         self.highest = highest
         self.second_look = second_look if self.detector.dynamic else None  # a fixed-size export sees one size
         self.brighten = brighten
@@ -344,31 +353,36 @@ class HandScorer:
         self.other_pose = other_pose
 
     def find_tiles(
-        self, image_bgr: np.ndarray, view: View | None = None
+        self, image_bgr: np.ndarray, view: View | None = None, placed: Placed | None = None
     ) -> tuple[list[np.ndarray], np.ndarray, Proposals]:
         """The face-up tiles' corners and scores, best first, and what the looks proposed (``view``:
-        the detector's, made already)."""
+        the detector's, made already; ``placed``: where the refiner's verdict was asked, the boxes
+        it refined then, for ``refined`` on the same image)."""
         looks = [self.detector.look(image_bgr, view=view)]
         found = self.detector.decode(looks)
         again = self.second_look
         # where few face-up boxes are proposed few can be kept: look again without choosing first
         if again is None or face_up_boxes(found) > again.few_tiles:
-            corners, scores = self.choose(image_bgr, found)
+            corners, scores = self.choose(image_bgr, found, placed)
             if again is None or len(corners) > again.few_tiles:
                 return corners, scores, found.proposals
         closer = self.detector.look(image_bgr, again.size)
         looks.append(only_sure_and_large(closer, again.least_score, again.least_share * max(image_bgr.shape[:2])))
         found = self.detector.decode(looks)
-        return *self.choose(image_bgr, found), found.proposals
+        return *self.choose(image_bgr, found, placed), found.proposals
 
-    def choose(self, image_bgr: np.ndarray, found: Detections) -> tuple[list[np.ndarray], np.ndarray]:
-        """The face-up boxes worth keeping (weighed with the verifier's view when there is one)."""
+    def choose(
+        self, image_bgr: np.ndarray, found: Detections, placed: Placed | None = None
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """The face-up boxes worth keeping (weighed with the verifier's view when there is one;
+        ``placed``: see ``find_tiles``)."""
         face_up = found.classes == FACE_UP_CLASS
         corners, scores = found.corners[face_up], found.scores[face_up]
         if self.verifier is not None:
+            verifier, judged = self.verifier, {} if placed is None else placed
 
             def verify(boxes: np.ndarray) -> np.ndarray:
-                return self.verifier(image_bgr, list(corners[boxes]))
+                return verifier.judge(image_bgr, list(corners[boxes]), judged)
 
             kept, scores = choose_verified(corners, scores, verify, self.weighing)
             corners = corners[kept]
@@ -411,19 +425,20 @@ class HandScorer:
             return corners, scores, proposals
         for look in range(self.square_on_looks):
             view, matrix = square_on(image_bgr, plane, corners, VIEW_OVER_INPUT * self.detector.imgsz)
-            found, scores, proposed = self.find_tiles(view)
+            in_view: Placed = {}
+            found, scores, proposed = self.find_tiles(view, placed=in_view)
             if self.refiner is not None and self.refine_in_view:
-                found, scores = self.refined(view, found, scores)
+                found, scores = self.refined(view, found, scores, in_view)
             corners = back_to_photo(matrix, found)
             proposals = Proposals(points_to_photo(matrix, proposed.centres), proposed.scores)
             if self.refiner is not None and not self.refine_in_view:
                 corners, scores = self.refined(image_bgr, corners, scores)
             if look == self.square_on_looks - 1 or self.slant_again is None:
                 break
-            in_view = table_plane(back_to_photo(np.linalg.inv(matrix), corners))
-            if in_view is None or (in_view.slant <= self.slant_again and not self.looks_foreshortened(found)):
+            seen = table_plane(back_to_photo(np.linalg.inv(matrix), corners))
+            if seen is None or (seen.slant <= self.slant_again and not self.looks_foreshortened(found)):
                 break
-            plane = TablePlane(in_view.to_plane @ matrix, in_view.slant)  # photo -> view -> its plane
+            plane = TablePlane(seen.to_plane @ matrix, seen.slant)  # photo -> view -> its plane
         return corners, scores, proposals
 
     def looks_foreshortened(self, corners: list[np.ndarray]) -> bool:
@@ -433,12 +448,13 @@ class HandScorer:
         return float(np.median(side_ratios(np.asarray(corners)))) > self.foreshortened
 
     def refined(
-        self, image_bgr: np.ndarray, corners: list[np.ndarray], scores: np.ndarray
+        self, image_bgr: np.ndarray, corners: list[np.ndarray], scores: np.ndarray, placed: Placed | None = None
     ) -> tuple[list[np.ndarray], np.ndarray]:
         """The boxes (best first) refined, and those that then lie on a better one dropped (``COVERED``,
-        ``REFINED_IOU``): two boxes over parts of one tile can both be moved onto all of it."""
+        ``REFINED_IOU``): two boxes over parts of one tile can both be moved onto all of it. ``placed``:
+        boxes refined already in this image (``find_tiles``)."""
         assert self.refiner is not None
-        corners = self.refiner(image_bgr, corners)
+        corners = self.refiner(image_bgr, corners, placed)
         if self.covered is None:
             return corners, scores
         alone = np.flatnonzero(~covered_by_better(np.asarray(corners), self.covered, REFINED_IOU))
@@ -457,9 +473,10 @@ class HandScorer:
             brighter = brightened(image_bgr, judged_on=view.shrunk)
             if brighter is not image_bgr:  # a dim photo: the detector sees it brightened too
                 image_bgr, view = brighter, self.detector.view(brighter)
-        corners, scores, proposals = self.find_tiles(image_bgr, view)
+        placed: Placed = {}  # boxes the refiner's verdict refined in this image, for refining
+        corners, scores, proposals = self.find_tiles(image_bgr, view, placed)
         if self.refiner is not None:
-            corners, scores = self.refined(image_bgr, corners, scores)
+            corners, scores = self.refined(image_bgr, corners, scores, placed)
         begun, frame = time.perf_counter(), (image_bgr.shape[1], image_bgr.shape[0])
         readings = self.reader.read(image_bgr, corners, self.highest)
         odd = self.odd_ones(corners, readings, frame)
@@ -496,6 +513,17 @@ class HandScorer:
             "total": (done - start) * 1000,
         }
         return Prediction(tiles, total=total, timings_ms=timings)
+
+
+def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier | BoxRefiner:
+    """What says whether each box is one tile: the tile verifier at ``verifier``, or (``OWN_VERDICT``)
+    the ``refiner`` (the bundled one where the pipeline refines no boxes)."""
+    if verifier != OWN_VERDICT:
+        return TileVerifier(Path(verifier))
+    judge = refiner or BoxRefiner(REFINER)
+    if not judge.judges:
+        raise ValueError("this box refiner has no verdict of its own (no 'tile' output): give a tile verifier")
+    return judge
 
 
 def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: float | None = None) -> list[bool]:

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from vision.onnx_session import repository_path
+
 
 def small_cnn(widths: Sequence[int], outputs: int, strided_stem: bool = False) -> Any:
     """Convolution, batch norm, ReLU and 2x pooling for each of ``widths[:-1]``, one more
@@ -266,7 +268,8 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
     jolt. The last layer may have more outputs than the export (an answer the network is to learn
     anew): the export's are copied and each new one starts from no weights and a bias of NEW_ANSWER,
     so it is unlikely until it is learnt. Raises ValueError naming any other layer whose shape does not
-    match."""
+    match. Only the layers the export's first output is worked out from are taken: a box refiner's
+    export with a verdict (``vision.detect.train_verdict``) rebuilds into the refiner alone."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -274,7 +277,7 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
 
     graph = onnx.load(str(path)).graph
     weights = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
-    exported = [node for node in graph.node if node.op_type in ("Conv", "Gemm")]
+    exported = [node for node in feeding(graph, graph.output[0].name) if node.op_type in ("Conv", "Gemm")]
     model = build().eval()
     layers = [module for module in model.modules() if isinstance(module, nn.Conv2d | nn.Linear)]
     if len(layers) != len(exported):
@@ -318,6 +321,16 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
     return model
 
 
+def feeding(graph: Any, output: str) -> list[Any]:
+    """The nodes of an ONNX ``graph`` (in its order) that ``output`` is worked out from."""
+    needed, kept = {output}, []
+    for node in reversed(graph.node):  # an ONNX graph lists its nodes in an order they can run in
+        if needed & set(node.output):
+            kept.append(node)
+            needed |= set(node.input)
+    return kept[::-1]
+
+
 NEW_ANSWER = -4.0
 """The bias a new output of a network rebuilt from its export starts from (``from_onnx``): its logit
 below the others', so that the answers learnt before keep their probabilities at first."""
@@ -334,6 +347,6 @@ def continued_from(path: Path, build: Callable[[], Any], images_uint8: np.ndarra
 
 
 def described(path: Path, shown: str | None = None) -> str:
-    """``PATH, sha256 DIGEST`` (its first 16 hex digits; ``shown`` in place of the path): which model
-    file a card means."""
-    return f"{shown or path}, sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
+    """``PATH, sha256 DIGEST`` (its first 16 hex digits; ``shown`` in place of the path, which is
+    otherwise given from the repository's root where it lies inside it): which model file a card means."""
+    return f"{shown or repository_path(path)}, sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"

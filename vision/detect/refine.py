@@ -100,30 +100,76 @@ def corners_to_offsets(box: np.ndarray, tile: np.ndarray) -> np.ndarray:
     return ((in_crop[best] - own) / LONG_PX).astype(np.float32).reshape(-1)
 
 
+Placed = dict[bytes, np.ndarray]
+"""Boxes refined already in one image: each box's corners (their bytes) to the tile's (``BoxRefiner.judge``)."""
+
+
 class BoxRefiner:
-    """Load once; ``(image, boxes)`` in, each box's tile corners out (in the box's corner order)."""
+    """Load once; ``(image, boxes)`` in, each box's tile corners out (in the box's corner order).
+
+    A refiner may also say whether each box is one face-up tile (``judges``: its export has a second
+    output, ``tile``, a logit worked out from the same features: ``vision.detect.train_verdict``). The
+    pipeline then asks it in the tile verifier's place (``judge``), and each box is cropped and run
+    through one network once, for both answers."""
 
     def __init__(self, model_path: Path) -> None:
         self.session = cpu_session(model_path, "box refiner")
         self.averaged = bool(model_card(model_path).get("recipe", {}).get("averaged", False))
         """Whether the model learnt crops averaged down (its card's recipe says; older cards: not)."""
+        self.judges = VERDICT in {output.name for output in self.session.get_outputs()}
 
     def offsets(self, crops: np.ndarray) -> np.ndarray:
         """``(n, 8)`` corner offsets for ``(n, 40, 64, 3)`` uint8 BGR crops."""
         if len(crops) == 0:
             return np.zeros((0, 8), np.float32)
-        batch = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
-        (said,) = self.session.run(None, {"crops": batch})
+        (said,) = self.session.run([OFFSETS], {"crops": as_input(crops)})
         return said.reshape(len(crops), 8)
 
-    def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def __call__(
+        self, image_bgr: np.ndarray, corners: Sequence[np.ndarray], placed: Placed | None = None
+    ) -> list[np.ndarray]:
+        """The tiles' corners; ``placed``: boxes this image's ``judge`` refined already (not run again)."""
+        known = placed or {}
+        unknown = [box for box in corners if box.tobytes() not in known]
+        if unknown:
+            frames = [framing(box) for box in unknown]  # each box's crop placement, once: to cut and to read back
+            said = self.offsets(np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames]))
+            known = {**known, **placed_by(unknown, frames, said)}
+        return [known[box.tobytes()] for box in corners]
+
+    def judge(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray], placed: Placed) -> np.ndarray:
+        """``(n,)`` the probability that each box is one face-up tile; each box's tile corners are added
+        to ``placed`` (for ``__call__`` on the same image). Only for a refiner that ``judges``."""
+        if not self.judges:
+            raise ValueError("this box refiner has no verdict of its own (its export has no 'tile' output)")
         if len(corners) == 0:
-            return []
-        frames = [framing(box) for box in corners]  # each box's crop placement, once: to cut and to read back
-        said = self.offsets(np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames]))
-        placed = np.stack([place for place, _ in frames])
-        to_photo = np.linalg.inv(np.stack([to_crop for _, to_crop in frames]))  # every box's at once
-        return list(through_each(to_photo, placed + said.reshape(-1, 4, 2) * LONG_PX))
+            return np.zeros(0, np.float32)
+        frames = [framing(box) for box in corners]
+        crops = np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames])
+        said, logits = self.session.run([OFFSETS, VERDICT], {"crops": as_input(crops)})
+        placed.update(placed_by(corners, frames, said.reshape(len(crops), 8)))
+        return (1 / (1 + np.exp(-logits.reshape(-1)))).astype(np.float32)
+
+
+OFFSETS, VERDICT = "logits", "tile"
+"""A refiner export's outputs: the ``(n, 8)`` corner offsets and (where it ``judges``) the ``(n, 1)`` logit that
+the box is one face-up tile."""
+
+
+def as_input(crops: np.ndarray) -> np.ndarray:
+    """``(n, 40, 64, 3)`` uint8 BGR crops as the ``(n, 3, 40, 64)`` float 0-1 the network takes."""
+    batch: np.ndarray = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
+    return batch
+
+
+def placed_by(
+    corners: Sequence[np.ndarray], frames: Sequence[tuple[np.ndarray, np.ndarray]], said: np.ndarray
+) -> Placed:
+    """Each box's tile corners in the photo, from its ``framing`` and the offsets the network ``said``."""
+    placed = np.stack([place for place, _ in frames])
+    to_photo = np.linalg.inv(np.stack([to_crop for _, to_crop in frames]))  # every box's at once
+    moved = through_each(to_photo, placed + said.reshape(-1, 4, 2) * LONG_PX)
+    return {box.tobytes(): tile for box, tile in zip(corners, moved, strict=True)}
 
 
 def through_each(matrices: np.ndarray, points: np.ndarray) -> np.ndarray:

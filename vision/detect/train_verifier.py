@@ -22,6 +22,7 @@ import functools
 import json
 import multiprocessing
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predi
 from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, Label, redrawn
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
+Cropper = Callable[[np.ndarray, list[np.ndarray]], np.ndarray]
+"""How boxes are cut from a photo for learning: ``(image, boxes) -> (n, ...)`` uint8 crops."""
 POSITIVE_IOU, NEGATIVE_IOU = 0.7, 0.4
 TRAINING_PROPOSAL_CONFIDENCE = 0.05
 """Low, so that the detector's doubtful boxes are among the proposals too (the bundled verifier
@@ -190,23 +193,31 @@ def scene_boxes(
     face_down: bool = False,
     detector: str = "",
     also_redrawn: bool = False,
+    crop: Cropper = crop_boxes,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels (1: one tile) from one rendered hand; ``standing``, ``face_down``: boxes round
     the standing or face-down tiles too (as labelled, and loosened), which are never one face-up
     tile; ``detector``: whose proposals (``found_face_up``); ``also_redrawn``: and the same from the
-    photo redrawn square-on (``vision.synth.redrawn``)."""
+    photo redrawn square-on (``vision.synth.redrawn``); ``crop``: how the boxes are cut (default: as
+    the verifier's are)."""
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
-    crops, labels = labelled_boxes(image, label, rng, standing, face_down, detector)
+    crops, labels = labelled_boxes(image, label, rng, standing, face_down, detector, crop)
     drawn = redrawn(image, label, rng) if also_redrawn else None
     if drawn is None:
         return crops, labels
-    view_crops, view_labels = labelled_boxes(*drawn, rng, standing, face_down, detector)
+    view_crops, view_labels = labelled_boxes(*drawn, rng, standing, face_down, detector, crop)
     return np.concatenate([crops, view_crops]), np.concatenate([labels, view_labels])
 
 
 def labelled_boxes(
-    image: np.ndarray, label: Label, rng: np.random.Generator, standing: bool, face_down: bool, detector: str
+    image: np.ndarray,
+    label: Label,
+    rng: np.random.Generator,
+    standing: bool,
+    face_down: bool,
+    detector: str,
+    crop: Cropper = crop_boxes,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``scene_boxes``' crops and labels from one image and its label."""
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]
@@ -219,14 +230,15 @@ def labelled_boxes(
         lying = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == pose]
         boxes += lying + [loosen(quad, rng) for quad in lying for _ in range(LOOSENED_COPIES)]
     kept, labels = label_boxes(boxes, tiles)
-    return crop_boxes(image, kept), np.array(labels, np.int64)
+    return crop(image, kept), np.array(labels, np.int64)
 
 
-def synthetic_boxes(recipe: VerifierRecipe) -> tuple[np.ndarray, np.ndarray]:
+def synthetic_boxes(recipe: VerifierRecipe, crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels from the recipe's ``scenes`` hands, ``standing_scenes`` (``STANDING_SCENE``),
     ``bright_scenes`` (``BRIGHT_SCENE``) and ``steep_scenes`` (``STEEP_SCENE``, also redrawn), with its
-    ``face_down`` boxes and its detector's proposals."""
-    shared = {"face_down": recipe.face_down, "detector": recipe.proposals_from}
+    ``face_down`` boxes and its detector's proposals, cut by ``crop`` (a module-level function: the
+    scenes are rendered in other processes)."""
+    shared = {"face_down": recipe.face_down, "detector": recipe.proposals_from, "crop": crop}
     standing = functools.partial(scene_boxes, options=STANDING_SCENE, standing=True, **shared)
     usual, steep = FULL, STEEP_SCENE
     if recipe.printed_backs is not None:

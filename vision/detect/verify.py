@@ -69,6 +69,13 @@ class TileVerifier:
     def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         return self.probabilities(crop_boxes(image_bgr, corners))
 
+    def judge(
+        self, image_bgr: np.ndarray, corners: Sequence[np.ndarray], placed: dict[bytes, np.ndarray]
+    ) -> np.ndarray:
+        """``__call__``, as the box refiner's verdict is asked (``vision.detect.refine.BoxRefiner.judge``):
+        the verifier places no tile, so ``placed`` is left as it is."""
+        return self(image_bgr, corners)
+
 
 def suppress(corners: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Indices of the boxes kept by rotated non-maximum suppression, best score first."""
