@@ -34,6 +34,8 @@ SHARED = 5
 """The refiner's layers the verdict shares (``vision.detect.train_refiner.build_model``): its three
 halving blocks and its last 3 x 3 convolution with its ReLU, a 64 x 5 x 8 map."""
 SHARED_SHAPE = (64, refine.CROP_SHAPE[0] // 8, refine.CROP_SHAPE[1] // 8)
+VERDICT_TASK = "; and is it one face-up tile? (output 'tile', one logit)"
+"""What the card's task gains."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,8 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
         if not path.is_file():
             raise FileNotFoundError(f"no {what} at {path}")
     refiner_card, described = model_card(source), smallnet.described(source)  # read before out_dir may replace it
+    if refiner_card.get("recipe", {}).get("averaged", False):
+        raise ValueError(f"{source} crops averaged down, and the verdict learns from crops sampled as they are")
     checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
     crops, labels, taught = data(recipe)
@@ -239,10 +243,11 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
     if real_root() is not None:
         real_crops, real_labels = real_boxes()
         metrics["real_proposals"] = accuracy(verdicts(model, real_crops), real_labels)
-    refiner_card.pop("verdict", None)
+    refiner_card.pop("verdict", None)  # a refiner taught a verdict before: its own card, the verdict anew
+    task = refiner_card.get("task", "").split(VERDICT_TASK)[0]
     card = {
         **refiner_card,
-        "task": refiner_card.get("task", "") + "; and is it one face-up tile? (output 'tile', one logit)",
+        "task": task + VERDICT_TASK,
         "verdict": {
             "recipe": asdict(recipe),
             "refiner": described,
