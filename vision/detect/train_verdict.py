@@ -41,8 +41,7 @@ VERDICT_TASK = "; and is it one face-up tile? (output 'tile', one logit)"
 @dataclass(frozen=True)
 class VerdictRecipe:
     scenes: int = 2400
-    """The bundled verdict's; the first (1,200 scenes, 6 epochs) gave the choosing hands one exact total
-    fewer (its card's ``verdict.note``)."""
+    """The defaults are the bundled verdict's (its card's ``verdict.note`` has the tries before it)."""
     bright_scenes: int = 400
     """Scenes of bright sets with printed backs (``vision.detect.train_verifier.BRIGHT_SCENE``)."""
     face_down: bool = True
@@ -52,9 +51,9 @@ class VerdictRecipe:
     epochs: int = 8
     batch: int = 256
     max_lr: float = 3e-3
-    hidden: int = 64
+    hidden: int = 128
     """The head: the shared map flattened, a linear layer to this many, ReLU, one logit."""
-    taught_by: float = 0.5
+    taught_by: float = 0.7
     """The share of each box's target that is the teacher's probability (the rest its label)."""
     teacher: str = ""
     """The tile verifier whose answers are taught (an ONNX export); empty: the bundled one."""
