@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 THREADS = 2
 _shared_pool: bool | None = None
 """Whether the sessions share onnxruntime's global thread pool (decided at the first session)."""
@@ -41,6 +43,18 @@ def cpu_session(model_path: Path, what: str) -> Any:
             options.use_per_session_threads = True
     options.intra_op_num_threads = THREADS
     return onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def as_input(images: np.ndarray) -> np.ndarray:
+    """``(n, H, W, 3)`` uint8 BGR images as the ``(n, 3, H, W)`` float 0-1 the small networks take."""
+    batch: np.ndarray = images.transpose(0, 3, 1, 2).astype(np.float32) / 255
+    return batch
+
+
+def probabilities_of(logits: np.ndarray) -> np.ndarray:
+    """``(n,)`` float32 probabilities from ``(n, 1)`` logits (the logistic function)."""
+    said: np.ndarray = (1 / (1 + np.exp(-logits.reshape(-1)))).astype(np.float32)
+    return said
 
 
 def model_card(model_path: Path) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_session import cpu_session, model_card
+from vision.onnx_session import as_input, cpu_session, model_card, probabilities_of
 from vision.sampling import SHRINK_ABOVE, warp_shrunk
 
 LONG_PX = 40
@@ -132,9 +132,8 @@ class BoxRefiner:
         known = placed or {}
         unknown = [box for box in corners if box.tobytes() not in known]
         if unknown:
-            frames = [framing(box) for box in unknown]  # each box's crop placement, once: to cut and to read back
-            said = self.offsets(np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames]))
-            known = {**known, **placed_by(unknown, frames, said)}
+            frames, crops = self.framed_crops(image_bgr, unknown)
+            known = {**known, **placed_by(unknown, frames, self.offsets(crops))}
         return [known[box.tobytes()] for box in corners]
 
     def judge(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray], placed: Placed) -> np.ndarray:
@@ -144,22 +143,23 @@ class BoxRefiner:
             raise ValueError("this box refiner has no verdict of its own (its export has no 'tile' output)")
         if len(corners) == 0:
             return np.zeros(0, np.float32)
-        frames = [framing(box) for box in corners]
-        crops = np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames])
+        frames, crops = self.framed_crops(image_bgr, corners)
         said, logits = self.session.run([OFFSETS, VERDICT], {"crops": as_input(crops)})
         placed.update(placed_by(corners, frames, said.reshape(len(crops), 8)))
-        return (1 / (1 + np.exp(-logits.reshape(-1)))).astype(np.float32)
+        return probabilities_of(logits)
+
+    def framed_crops(
+        self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+        """Each box's ``framing`` (worked out once: to cut its crop and to read the answer back) and the
+        ``(n, 40, 64, 3)`` crops it cuts."""
+        frames = [framing(box) for box in corners]
+        return frames, np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames])
 
 
 OFFSETS, VERDICT = "logits", "tile"
 """A refiner export's outputs: the ``(n, 8)`` corner offsets and (where it ``judges``) the ``(n, 1)`` logit that
 the box is one face-up tile."""
-
-
-def as_input(crops: np.ndarray) -> np.ndarray:
-    """``(n, 40, 64, 3)`` uint8 BGR crops as the ``(n, 3, 40, 64)`` float 0-1 the network takes."""
-    batch: np.ndarray = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
-    return batch
 
 
 def placed_by(

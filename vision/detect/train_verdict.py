@@ -27,7 +27,7 @@ import numpy as np
 
 from vision import smallnet
 from vision.detect import refine, verify
-from vision.detect.train_verifier import VerifierRecipe, label_boxes, synthetic_boxes
+from vision.detect.train_verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
 from vision.smallnet import Checkpoint, as_batch, fit, flips, held_out, photometric
 
 SHARED = 5
@@ -117,8 +117,7 @@ def refiner_from(path: Path, crops: np.ndarray, seed: int) -> Any:
     """The refiner's network with its export's weights (``vision.smallnet.from_onnx``), frozen."""
     from vision.detect.train_refiner import build_model
 
-    calibration = crops[np.random.default_rng(seed).permutation(len(crops))[: smallnet.CALIBRATION]]
-    model = smallnet.from_onnx(path, build_model, calibration)
+    model = smallnet.continued_from(path, build_model, crops, seed)()
     for parameter in model.parameters():
         parameter.requires_grad_(False)
     return model.eval()
@@ -155,17 +154,6 @@ def verdicts(model: Any, crops: np.ndarray, chunk: int = 512) -> np.ndarray:
     return torch.cat(parts).reshape(-1).numpy()
 
 
-def accuracy(said: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
-    """Share right at probability 0.5, for tiles and for the rest."""
-    tiles, rest = labels == 1, labels == 0
-    return {
-        "tiles_accepted": round(float((said[tiles] > 0.5).mean()), 4) if tiles.any() else None,
-        "others_rejected": round(float((said[rest] <= 0.5).mean()), 4) if rest.any() else None,
-        "tiles": int(tiles.sum()),
-        "others": int(rest.sum()),
-    }
-
-
 def export_onnx(model: Any, path: Path) -> Path:
     """ONNX with input ``crops`` ``(n, 3, 40, 64)`` float 0-1 BGR and outputs ``logits`` ``(n, 8)`` (the
     refiner's offsets) and ``tile`` ``(n, 1)`` (the verdict's logit)."""
@@ -184,28 +172,13 @@ def export_onnx(model: Any, path: Path) -> Path:
 def offsets_moved(before: Path, after: Path, crops: np.ndarray) -> float:
     """The largest difference between two refiner exports' offsets on ``crops`` (in box lengths):
     how far rebuilding and exporting again moved any corner (float rounding only)."""
-    from vision.onnx_session import cpu_session
+    from vision.onnx_session import as_input, cpu_session
 
     said = [
-        cpu_session(path, "box refiner").run([refine.OFFSETS], {"crops": refine.as_input(crops)})[0]
+        cpu_session(path, "box refiner").run([refine.OFFSETS], {"crops": as_input(crops)})[0]
         for path in (before, after)
     ]
     return float(np.abs(said[0] - said[1]).max())
-
-
-def real_boxes() -> tuple[np.ndarray, np.ndarray]:
-    """The detector's proposals on the labelled real photos, cropped as the refiner crops, labelled by IoU
-    (for measuring only)."""
-    from vision.data.real import iter_images, pip_labelled
-    from vision.detect.train_verifier import found_face_up
-
-    crops, labels = [], []
-    for label, image in iter_images(pip_labelled()):
-        tiles = [tile.corners for tile in label.tiles if tile.pose == "face_up"]
-        kept, said = label_boxes(found_face_up(image), tiles)
-        crops.append(refine.crop_boxes(image, kept))
-        labels += said
-    return np.concatenate(crops), np.array(labels, np.int64)
 
 
 def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False) -> dict[str, Any]:
@@ -236,12 +209,12 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
     staged.replace(exported)
     seconds = time.perf_counter() - start
     metrics: dict[str, Any] = {
-        "synthetic_held_out": accuracy(verdicts(model, crops[held]), labels[held]),
-        "teacher_synthetic_held_out": accuracy(taught[held], labels[held]),
+        "synthetic_held_out": acceptance(verdicts(model, crops[held]) > 0.5, labels[held]),
+        "teacher_synthetic_held_out": acceptance(taught[held] > 0.5, labels[held]),
     }
     if real_root() is not None:
-        real_crops, real_labels = real_boxes()
-        metrics["real_proposals"] = accuracy(verdicts(model, real_crops), real_labels)
+        real_crops, real_labels = real_boxes(refine.crop_boxes)
+        metrics["real_proposals"] = acceptance(verdicts(model, real_crops) > 0.5, real_labels)
     refiner_card.pop("verdict", None)  # a refiner taught a verdict before: its own card, the verdict anew
     task = refiner_card.get("task", "").split(VERDICT_TASK)[0]
     card = {

@@ -288,7 +288,11 @@ def export_onnx(model: Any, path: Path) -> Path:
 
 def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
     """Share right at probability 0.5, for tiles and for the rest."""
-    said = predict(model, crops).reshape(-1) > 0
+    return acceptance(predict(model, crops).reshape(-1) > 0, labels)
+
+
+def acceptance(said: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
+    """The share of tiles (label 1) ``said`` (bool: one tile) accepts and of the rest it rejects."""
     tiles, rest = labels == 1, labels == 0
     return {
         "tiles_accepted": round(float(said[tiles].mean()), 4) if tiles.any() else None,
@@ -298,15 +302,16 @@ def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> dict[str, Any
     }
 
 
-def real_boxes() -> tuple[np.ndarray, np.ndarray]:
-    """The detector's proposals on the labelled real photos, labelled by IoU (for measuring only)."""
+def real_boxes(crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
+    """The detector's proposals on the labelled real photos, labelled by IoU, cut by ``crop`` (default: as
+    the verifier's are; for measuring only)."""
     from vision.data.real import iter_images, pip_labelled
 
     crops, labels = [], []
     for label, image in iter_images(pip_labelled()):
         tiles = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         kept, said = label_boxes(found_face_up(image), tiles)
-        crops.append(crop_boxes(image, kept))
+        crops.append(crop(image, kept))
         labels += said
     return np.concatenate(crops), np.array(labels, np.int64)
 

@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.onnx_session import cpu_session
+from vision.onnx_session import as_input, cpu_session, probabilities_of
 
 TILE_PX = 24
 """The tile's short side in the crop (its long side is twice that)."""
@@ -62,9 +62,8 @@ class TileVerifier:
         """``(n,)`` probability of "one tile" for ``(n, 40, 64, 3)`` uint8 BGR crops."""
         if len(crops) == 0:
             return np.zeros(0, np.float32)
-        batch = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
-        (logits,) = self.session.run(None, {"crops": batch})
-        return (1 / (1 + np.exp(-logits.reshape(-1)))).astype(np.float32)
+        (logits,) = self.session.run(None, {"crops": as_input(crops)})
+        return probabilities_of(logits)
 
     def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         return self.probabilities(crop_boxes(image_bgr, corners))

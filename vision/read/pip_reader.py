@@ -19,7 +19,7 @@ import numpy as np
 
 from engine.tiles import SET_SIZES
 from vision.geometry import halves_in_frame_each
-from vision.onnx_session import cpu_session
+from vision.onnx_session import as_input, cpu_session
 from vision.read.halves import cut_halves
 
 COUNTS = max(SET_SIZES) + 1
@@ -132,8 +132,7 @@ class PipReader:
         that: see COUNTS) for ``(n, H, W, 3)`` uint8 BGR halves."""
         if len(halves) == 0:
             return np.zeros((0, self.outputs), np.float32)
-        batch = halves.transpose(0, 3, 1, 2).astype(np.float32) / 255
-        (logits,) = self.session.run(None, {"halves": batch})
+        (logits,) = self.session.run(None, {"halves": as_input(halves)})
         logits = logits - logits.max(axis=1, keepdims=True)
         odds = np.exp(logits)
         return odds / odds.sum(axis=1, keepdims=True)
