@@ -176,7 +176,14 @@ class CounterRecipe:
     minutes, out/counter-film): the seed-8, 7 and 10 hands 378, 188 and 375 against 377, 188 and 373,
     the real photos 27 of 27 and their halves 516 of 516 as before, but the real variants 369 of 378
     against 370 (IMG_6212, itself of a wrapped set, wrong in the dim one too). A gain of three hands in
-    a thousand is within what any retraining moves: not kept."""
+    a thousand is within what any retraining moves: not kept. Tried again from the counter with a strided
+    stem (the thirty-fifth session, the same mix with ``--strided-stem``, seed 73; 12 minutes,
+    out/counter-film2), since blank halves under the wrap's glossy patches read as 1 or 2 pips were 3 of
+    the 22 choosing hands the verdict's pipeline got wrong: the choosing hands (seed-10 and steep
+    seed-22) 377 + 151 against 378 + 154, the validation hands 374 against 377, the seed-7 hands 184 as
+    before, the steep seed-21 hands 154 against 152, the real photos 27 of 27, their variants 375 of 378
+    against 374 (benchmarks/results/real_variants-counter-film2.md), read_by_eye 10 of 13 as before:
+    not kept."""
     steep_scenes: int = 0
     """Extra scenes photographed steeply (``vision.synth.redrawn.STEEP_SCENE``, 25-65 degrees off vertical):
     the pipeline reads a slanted photo's tiles in the photo, from boxes found in its square-on view, and
