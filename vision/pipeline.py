@@ -32,7 +32,7 @@ from calibration.table_plane import (
 )
 from vision.data.labels import LabelledImage
 from vision.detect.onnx_obb import Detections, OBBDetector, Proposals, View, only_sure_and_large
-from vision.detect.refine import BoxRefiner, Placed
+from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
@@ -527,7 +527,7 @@ def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier |
         return TileVerifier(Path(verifier))
     judge = refiner or BoxRefiner(REFINER)
     if not judge.judges:
-        raise ValueError("this box refiner has no verdict of its own (no 'tile' output): give a tile verifier")
+        raise ValueError(f"{NO_VERDICT}: give a tile verifier")
     return judge
 
 

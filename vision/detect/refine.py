@@ -140,7 +140,7 @@ class BoxRefiner:
         """``(n,)`` the probability that each box is one face-up tile; each box's tile corners are added
         to ``placed`` (for ``__call__`` on the same image). Only for a refiner that ``judges``."""
         if not self.judges:
-            raise ValueError("this box refiner has no verdict of its own (its export has no 'tile' output)")
+            raise ValueError(NO_VERDICT)
         if len(corners) == 0:
             return np.zeros(0, np.float32)
         frames, crops = self.framed_crops(image_bgr, corners)
@@ -157,6 +157,8 @@ class BoxRefiner:
         return frames, np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames])
 
 
+NO_VERDICT = "this box refiner has no verdict of its own (its export has no 'tile' output)"
+"""What asking a refiner that does not ``judge`` for its verdict says."""
 OFFSETS, VERDICT = "logits", "tile"
 """A refiner export's outputs: the ``(n, 8)`` corner offsets and (where it ``judges``) the ``(n, 1)`` logit that
 the box is one face-up tile."""

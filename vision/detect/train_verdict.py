@@ -28,7 +28,8 @@ import numpy as np
 from vision import smallnet
 from vision.detect import refine, verify
 from vision.detect.train_verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
-from vision.smallnet import Checkpoint, as_batch, fit, flips, held_out, photometric
+from vision.onnx_session import probabilities_of
+from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predict
 
 SHARED = 5
 """The most of the refiner's layers a verdict may share (``vision.detect.train_refiner.build_model``):
@@ -170,14 +171,9 @@ def train(
     )  # fmt: skip
 
 
-def verdicts(model: Any, crops: np.ndarray, chunk: int = 512) -> np.ndarray:
-    """``(n,)`` probabilities that each crop is one tile."""
-    import torch
-
-    with torch.no_grad():
-        starts = range(0, len(crops), chunk)
-        parts = [torch.sigmoid(model(as_batch(crops[start : start + chunk]))[1]) for start in starts]
-    return torch.cat(parts).reshape(-1).numpy()
+def verdicts(model: Any, crops: np.ndarray) -> np.ndarray:
+    """``(n,)`` probabilities that each crop is one tile (the second of ``judging``'s outputs)."""
+    return probabilities_of(predict(lambda batch: model(batch)[1], crops))
 
 
 def export_onnx(model: Any, path: Path) -> Path:

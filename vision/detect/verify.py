@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.detect.refine import Placed
 from vision.onnx_session import as_input, cpu_session, probabilities_of
 
 TILE_PX = 24
@@ -68,9 +69,7 @@ class TileVerifier:
     def __call__(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         return self.probabilities(crop_boxes(image_bgr, corners))
 
-    def judge(
-        self, image_bgr: np.ndarray, corners: Sequence[np.ndarray], placed: dict[bytes, np.ndarray]
-    ) -> np.ndarray:
+    def judge(self, image_bgr: np.ndarray, corners: Sequence[np.ndarray], placed: Placed) -> np.ndarray:
         """``__call__``, as the box refiner's verdict is asked (``vision.detect.refine.BoxRefiner.judge``):
         the verifier places no tile, so ``placed`` is left as it is."""
         return self(image_bgr, corners)
