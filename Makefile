@@ -53,6 +53,8 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind hand --n 200 --seed 7 --out $(EVAL_HANDS)
 	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline baseline --out out/eval/synth-hand-baseline
 	cp out/eval/synth-hand-baseline/summary.md benchmarks/results/eval-synth-hand-baseline.md
+	$(BIN)/hubcam eval --set $(EVAL_HANDS) --pipeline pips-on-true-corners --out out/eval/synth-hand-pips-oracle
+	cp out/eval/synth-hand-pips-oracle/summary.md benchmarks/results/eval-synth-hand-pips-on-true-corners.md
 	$(BIN)/hubcam eval --real --pipeline hubcam-unverified --out out/eval/real-unverified
 	cp out/eval/real-unverified/summary.md benchmarks/results/eval-real-hubcam-unverified.md
 	$(BIN)/hubcam eval --real --pipeline hubcam-unrefined --out out/eval/real-unrefined

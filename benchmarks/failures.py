@@ -36,9 +36,12 @@ CAUSES = ("missed", "extra", "counted_though_cut", "uncertain", "misread")
 
 def causes(label: LabelledImage, prediction: Prediction, on_labelled: Prediction | None = None) -> list[dict[str, Any]]:
     """What went wrong in one photo: one entry per tile, with its cause and what was read; given
-    ``on_labelled`` (the reader's tiles on the labelled corners, in the label's order), also how each
-    tile missed, left out or misread is read there (``right``, ``uncertain`` or the pips read)."""
+    ``on_labelled`` (the reader's tiles on the labelled face-up corners, in the label's order:
+    ``PipsOnTrueCorners``), also how each tile missed, left out or misread is read there (``right``,
+    ``uncertain`` or the pips read)."""
     found = dict(face_up_matches(label, prediction))
+    face_up_order = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
+    face_up = {index: place for place, index in enumerate(face_up_order)}  # on_labelled's tiles
     wrong: list[dict[str, Any]] = []
     for index, tile in enumerate(label.tiles):
         guess = prediction.tiles[found[index]] if index in found else None
@@ -47,7 +50,7 @@ def causes(label: LabelledImage, prediction: Prediction, on_labelled: Prediction
         if any(tile.hidden):  # glare washed a pip of it out (synthetic labels): no counter can be sure of it
             seen["washed_out"] = True
         if on_labelled is not None and tile.counted:  # how the reader does given the true box
-            seen["on_labelled_corners"] = reading_on_labelled(tile.pips, on_labelled.tiles[index])
+            seen["on_labelled_corners"] = reading_on_labelled(tile.pips, on_labelled.tiles[face_up[index]])
         if guess is None:
             if tile.counted:
                 wrong.append({"cause": "missed", "pips": tile.pips, **seen})

@@ -564,3 +564,22 @@ def test_a_gentle_detector_run_asks_ultralytics_for_adamw_at_its_rate_without_wa
     train_module.train(tmp_path / "data.yaml", tmp_path / "run", recipe)
     chosen = {key: calls[0][key] for key in ("optimizer", "lr0", "warmup_epochs") if key in calls[0]}
     assert chosen == asked
+
+
+def test_the_reader_on_labelled_corners_reads_the_face_up_tiles_alone():
+    """A synthetic label also holds face-down and standing tiles; read, a back counts as a blank double and
+    its halves sway the set judged from the photo."""
+    from vision.data.labels import FACE_DOWN, STANDING, LabelledImage, LabelledTile
+    from vision.eval.metrics import square
+    from vision.pipeline import PipsOnTrueCorners
+
+    image = np.full((200, 300, 3), 90, np.uint8)
+    tile = np.array([[20, 60], [20, 20], [100, 20], [100, 60]], np.float32)
+    face_up = LabelledTile(tile, (0, 0))
+    label = LabelledImage(
+        Path("hand.jpg"), 300, 200,
+        (LabelledTile(tile + [0, 100], pose=FACE_DOWN), face_up, LabelledTile(square(150, 50, 40), pose=STANDING)),
+    )  # fmt: skip
+    read = PipsOnTrueCorners()(image, label)
+    assert len(read.tiles) == 1
+    np.testing.assert_array_equal(read.tiles[0].corners, face_up.corners)
