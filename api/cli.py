@@ -539,6 +539,7 @@ SHORT_WHY = {
     "not a tile's shape": "shape",
     "part of a tile": "part",
     "seen face down or standing": "pose",
+    "read as a surer tile": "twin",
 }
 """What an overlay writes, after a "?", on a tile left out as uncertain: its reason in a word."""
 

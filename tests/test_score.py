@@ -80,7 +80,7 @@ def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
     from vision.read import pip_reader
 
     reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
-    reasons += [pipeline.NOT_A_FACE, pipeline.PART_OF_A_TILE, pipeline.OTHER_POSE_SEEN]
+    reasons += [pipeline.NOT_A_FACE, pipeline.PART_OF_A_TILE, pipeline.OTHER_POSE_SEEN, pipeline.READ_ALIKE]
     assert sorted(reasons) == sorted(SHORT_WHY)  # every reason the pipeline gives has its word
     assert overlay_why(pip_reader.BEYOND_FRAME) == "? edge"
     assert overlay_why("") == "?" and overlay_why("something new") == "?"
@@ -515,3 +515,18 @@ def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeyp
     assert {tile.why for tile in told.tiles[1::2]} <= {"seen face down or standing", "beyond the frame"}
     expected = sum(sum(tile.pips) for index, tile in enumerate(plain.tiles) if index % 2 == 0 and not tile.uncertain)
     assert told.total == expected
+
+
+def test_a_tile_read_twice_is_counted_once():
+    """One set holds each tile once: a hand photographed twice over, one copy above the other, totals
+    as the hand does, each tile's second reading left out (ONE_OF_EACH)."""
+    from vision.pipeline import READ_ALIKE, HandScorer
+
+    image, _ = render(make_scene("hand", 12))  # 16 face-up tiles, all read surely
+    twice = np.concatenate([image, image], axis=0)
+    scorer, counting_all = HandScorer(), HandScorer(one_of_each=False)
+    once = scorer(image)
+    assert not any(tile.uncertain for tile in once.tiles)
+    doubled = scorer(twice)
+    assert doubled.total == once.total and counting_all(twice).total == 2 * once.total
+    assert sum(tile.why == READ_ALIKE for tile in doubled.tiles) == len(once.tiles)
