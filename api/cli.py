@@ -591,12 +591,27 @@ def _score_text(result: dict[str, Any]) -> str:
             "?" if index in result["uncertain"] or tile["pips"] is None else f"{tile['pips'][0]}-{tile['pips'][1]}"
         )
         why = f": {tile['why']}" if "why" in tile else ""
+        twin = twin_of(result, index)
+        if twin is not None:  # the reading is what it is left out for: say it, and the tile it repeats
+            why = f": read {tile['pips'][0]}-{tile['pips'][1]} like the surer tile {twin + 1}"
         notes = f" (uncertain{why}, not counted)" if index in result["uncertain"] else ""
         notes += " (cut by the frame)" if tile.get("cut") and tile.get("why") != "beyond the frame" else ""
         lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile['confidence']:.2f}{notes}")
     if "timings_ms" in result:
         lines.append("  " + ", ".join(f"{stage} {ms} ms" for stage, ms in result["timings_ms"].items()))
     return "\n".join(lines)
+
+
+def twin_of(result: dict[str, Any], index: int) -> int | None:
+    """For a tile left out as read like a surer one (``vision.pipeline.READ_ALIKE``), that counted tile's index."""
+    from vision.pipeline import READ_ALIKE
+
+    tile = result["tiles"][index]
+    if tile.get("why") != READ_ALIKE or tile["pips"] is None:
+        return None
+    domino = sorted(tile["pips"])
+    counted = (other for other in range(len(result["tiles"])) if other not in result["uncertain"])
+    return next((other for other in counted if sorted(result["tiles"][other]["pips"] or ()) == domino), None)
 
 
 def trained(export: Callable[..., dict[str, Any]], out_dir: Path, recipe: Any, resume: bool) -> int:

@@ -530,3 +530,20 @@ def test_a_tile_read_twice_is_counted_once():
     doubled = scorer(twice)
     assert doubled.total == once.total and counting_all(twice).total == 2 * once.total
     assert sum(tile.why == READ_ALIKE for tile in doubled.tiles) == len(once.tiles)
+
+
+def test_the_table_says_which_surer_tile_a_tile_left_out_repeats():
+    from api.cli import _score_text
+    from vision.pipeline import READ_ALIKE
+
+    tile = {"corners": [[0, 0]] * 4, "confidence": 0.9}
+    result = {
+        "image": "hand.jpg", "total": 9, "uncertain": [0, 2],
+        "tiles": [
+            {**tile, "pips": [6, 3], "why": "read unsure"}, {**tile, "pips": [3, 6]},
+            {**tile, "pips": [6, 3], "why": READ_ALIKE},
+        ],
+    }  # fmt: skip
+    lines = _score_text(result).splitlines()
+    assert "read unsure, not counted" in lines[1]  # another reason: the reading kept back
+    assert "read 6-3 like the surer tile 2, not counted" in lines[3]
