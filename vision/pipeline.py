@@ -291,12 +291,12 @@ among worse neighbours is luck, not a rule: not kept."""
 ONE_OF_EACH = True
 """A set holds each tile once, so of the tiles read as one domino (2-5 and 5-2 alike) only the surest
 is counted; the others are left out as uncertain (READ_ALIKE): one reading of them is wrong. Over
-the 1,000 synthetic seed-7, 8 and 10 hands (the thirty-sixth session, scratch), 11 held such tiles:
-the surest was the one right in every pair with a labelled tile under it, the others lay over
-face-down tiles read as double blanks (7 hands), across the ends of two tiles, or over a tile read
-wrong (4 hands). Leaving them out changes no total there (those 4 stay wrong: another tile in each is
-misread or missed), but 13 wrong tiles are no longer counted as sure. No pip-labelled real photo
-holds a tile twice."""
+the 1,000 synthetic seed-7, 8 and 10 hands (the thirty-sixth session, scratch), 11 held such tiles.
+In the 6 where one of them was right it was the surest; the 13 others were all wrong: double blanks
+over no face-up tile (7 hands), boxes across the ends of two tiles, or tiles misread (4 hands).
+Leaving them out changes no total there (the hands they were in stay wrong or right for their other
+tiles), but those 13 wrong tiles are no longer counted as sure. No pip-labelled real photo holds a
+tile twice."""
 
 
 def face_up_boxes(found: Detections) -> int:
