@@ -604,14 +604,15 @@ def _score_text(result: dict[str, Any]) -> str:
 
 def twin_of(result: dict[str, Any], index: int) -> int | None:
     """For a tile left out as read like a surer one (``vision.pipeline.READ_ALIKE``), that counted tile's index."""
+    from engine.tiles import Tile
     from vision.pipeline import READ_ALIKE
 
     tile = result["tiles"][index]
     if tile.get("why") != READ_ALIKE or tile["pips"] is None:
         return None
-    domino = sorted(tile["pips"])
-    counted = (other for other in range(len(result["tiles"])) if other not in result["uncertain"])
-    return next((other for other in counted if sorted(result["tiles"][other]["pips"] or ()) == domino), None)
+    domino = Tile(*tile["pips"])
+    counted = {other: read["pips"] for other, read in enumerate(result["tiles"]) if other not in result["uncertain"]}
+    return next((other for other, pips in counted.items() if pips and Tile(*pips) == domino), None)
 
 
 def trained(export: Callable[..., dict[str, Any]], out_dir: Path, recipe: Any, resume: bool) -> int:

@@ -30,6 +30,7 @@ from calibration.table_plane import (
     square_on,
     table_plane,
 )
+from engine.tiles import Tile
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.detect.onnx_obb import Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
@@ -575,8 +576,8 @@ def read_alike(pips: Sequence[tuple[int, int]], sureness: Sequence[float], count
     >>> read_alike([(2, 5), (5, 2), (1, 1), (2, 5)], [0.6, 0.9, 0.5, 0.2], [True, True, True, False])
     [True, False, False, False]
     """
-    dominoes = [(min(read), max(read)) for read in pips]
-    surest: dict[tuple[int, int], int] = {}
+    dominoes = [Tile(*read) for read in pips]
+    surest: dict[Tile, int] = {}
     for tile in sorted(range(len(pips)), key=lambda tile: -sureness[tile]):  # stable: ties keep their order
         if counted[tile]:
             surest.setdefault(dominoes[tile], tile)
