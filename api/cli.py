@@ -540,6 +540,7 @@ SHORT_WHY = {
     "part of a tile": "part",
     "seen face down or standing": "pose",
     "read as a surer tile": "twin",
+    "across two tiles": "across",
 }
 """What an overlay writes, after a "?", on a tile left out as uncertain: its reason in a word."""
 

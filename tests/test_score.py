@@ -81,6 +81,7 @@ def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
 
     reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
     reasons += [pipeline.NOT_A_FACE, pipeline.PART_OF_A_TILE, pipeline.OTHER_POSE_SEEN, pipeline.READ_ALIKE]
+    reasons += [pipeline.ACROSS_TWO]
     assert sorted(reasons) == sorted(SHORT_WHY)  # every reason the pipeline gives has its word
     assert overlay_why(pip_reader.BEYOND_FRAME) == "? edge"
     assert overlay_why("") == "?" and overlay_why("something new") == "?"
@@ -530,6 +531,26 @@ def test_a_tile_read_twice_is_counted_once():
     doubled = scorer(twice)
     assert doubled.total == once.total and counting_all(twice).total == 2 * once.total
     assert sum(tile.why == READ_ALIKE for tile in doubled.tiles) == len(once.tiles)
+
+
+def test_boxes_across_the_ends_of_tiles_in_a_row_are_left_out_and_the_tiles_kept():
+    """Three tiles end to end, 20 x 10 each, and two less sure boxes across their ends (ACROSS)."""
+    from vision.pipeline import across_two
+
+    def box(x: float, length: float = 20) -> np.ndarray:
+        return np.array([[x, 10], [x, 0], [x + length, 0], [x + length, 10]], np.float32)
+
+    tiles, across = [box(0), box(20), box(40)], [box(10), box(30)]
+    assert across_two(tiles + across, [0.9, 0.8, 0.7, 0.6, 0.5]) == [False, False, False, True, True]
+    assert across_two(across + tiles, [0.6, 0.5, 0.9, 0.8, 0.7]) == [True, True, False, False, False]
+    assert across_two(tiles + across, [0.9, 0.8, 0.7, 0.6, 0.5], iou=None) == [False] * 5
+    # a box over one tile's end and past it (its other half on no tile) is left to the other tests
+    assert across_two(tiles + [box(50)], [0.9, 0.8, 0.7, 0.6]) == [False] * 4
+    # two tiles side by side, and a box across both their left ends
+    beside = box(0) + [0, 10]
+    assert across_two([box(0), beside, box(20)], [0.9, 0.8, 0.7]) == [False] * 3  # three tiles
+    square_across = np.array([[10, 0], [0, 0], [0, 20], [10, 20]], np.float32)
+    assert across_two([box(0), beside, square_across], [0.9, 0.8, 0.7]) == [False, False, True]
 
 
 def test_the_table_says_which_surer_tile_a_tile_left_out_repeats():

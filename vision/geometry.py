@@ -76,6 +76,14 @@ def halves_of(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quadrilaterals (``(4, 2)``, either winding)."""
+    a, b = (cv2.convexHull(np.asarray(quad, np.float32).reshape(-1, 2)) for quad in (a, b))
+    shared, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - shared
+    return float(shared / union) if union > 0 else 0.0
+
+
 def share_in_frame(quad: np.ndarray, width: int, height: int) -> float:
     """The share of a convex quadrilateral's area that lies inside a ``width`` x ``height`` photo."""
     quad = np.asarray(quad, dtype=np.float32)

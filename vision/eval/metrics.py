@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.data.labels import FACE_UP, LabelledImage
+from vision.geometry import quad_iou
 
 IOU_MATCH = 0.5
 
@@ -103,10 +104,7 @@ def square(x: float, y: float, side: float) -> np.ndarray:
 
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over union of two convex quadrilaterals."""
-    a32, b32 = _convex(a), _convex(b)
-    inter, _ = cv2.intersectConvexConvex(a32, b32)
-    union = cv2.contourArea(a32) + cv2.contourArea(b32) - inter
-    return float(inter / union) if union > 0 else 0.0
+    return quad_iou(a, b)
 
 
 def match_tiles(label: Sequence[np.ndarray], predicted: Sequence[np.ndarray]) -> list[tuple[int, int]]:
@@ -275,11 +273,6 @@ def _flags_right(label: LabelledImage, prediction: Prediction, matches: list[tup
         for flag in prediction.flags
     }
     return sum((flag.get("kind"), frozenset(flag.get("tiles", ()))) in said for flag in label.flags)
-
-
-def _convex(corners: np.ndarray) -> np.ndarray:
-    points = np.asarray(corners, dtype=np.float32).reshape(-1, 2)
-    return cv2.convexHull(points).reshape(-1, 2).astype(np.float32)
 
 
 def _boxes_overlap(a: Sequence[int], b: Sequence[int]) -> bool:
