@@ -72,7 +72,7 @@ class RefinerRecipe:
     """Extra scenes, their cameras STEEP_TILT off vertical, taught in the photo redrawn square-on. Tried
     once from the bundled refiner (the thirty-first session: 1,600 scenes and 1,600 view scenes, 6
     epochs at 1e-3, seed 7; 20 minutes, out/refiner-view): fewer exact totals on every set but seed-7's
-    (README, the box refiner): not kept."""
+    (benchmarks/HISTORY.md, the box refiner): not kept."""
     start_from: str = ""
     """A refiner's ONNX export to go on training (``vision.smallnet.continued_from``); empty: from nothing."""
     strided_stem: bool = False

@@ -95,7 +95,8 @@ class VerifierRecipe:
     """The share of sets with printed backs in the ``scenes`` and ``steep_scenes`` (None: the generator's
     own, ``vision.synth.styles.PRINTED_BACKS``). The bundled verifier learnt generator 11's backs (letters
     along the tile over dots); one taught generator 12's too (letters across it over a bar of stars,
-    like a blank tile's divider in a 64 x 40 crop) turned away real blank tiles (README); 0 teaches none."""
+    like a blank tile's divider in a 64 x 40 crop) turned away real blank tiles (benchmarks/HISTORY.md); 0
+    teaches none."""
     face_down: bool = False
     """Boxes round every face-down tile (as labelled, and loosened) are among what is not a tile:
     a printed back's letters and dots pass for a face to a detector that has not learnt them."""

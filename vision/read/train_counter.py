@@ -222,7 +222,7 @@ class CounterRecipe:
     """The first convolution steps two pixels instead of being pooled after (``vision.smallnet.small_cnn``):
     for speed, the counter being the slowest of the small networks on a hand. The bundled counter has
     one (the thirty-third session, from the one before: about 1 ms less on a 1600x1200 hand, exact
-    totals tied on the choosing hands; README, "A counter with a strided stem")."""
+    totals tied on the choosing hands; benchmarks/HISTORY.md, "A counter with a strided stem")."""
 
 
 @dataclass(frozen=True)

@@ -196,7 +196,8 @@ HAND_MODES = ("scattered", "touching", "rows", "lines")
 HAND_MODE_WEIGHTS = (0.25, 0.2, 0.25, 0.3)
 """Real hand photos show tiles scattered, packed in grids and laid in lines of play (most of the
 labelled ones): the detector trained without grids and lines missed or merged many of their
-tiles (19 of the 27 in the double-12 grids found; all 27 after them, with longer training too: README)."""
+tiles (19 of the 27 in the double-12 grids found; all 27 after them, with longer training too:
+benchmarks/HISTORY.md)."""
 PACKED_ROWS = 0.5
 """Share of row layouts whose rows touch end to end (a grid), not kept apart."""
 
