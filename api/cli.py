@@ -30,6 +30,8 @@ class UsageError(Exception):
 
 EXTRA_SCENES = (
     ("--high-scenes", "pips: extra scenes dealt from double-15 and 18 sets only"),
+    ("--small-high-scenes", "pips: extra scenes dealt from double-15 and 18 sets, their tiles seen small "
+     "(CounterRecipe.small_high_scenes)"),
     ("--bright-scenes", "pips, verifier, verdict: extra scenes whose sets all have a saturated body "
      "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes; verdict: default, and given 0, its recipe's)"),
     ("--back-scenes", "pips: extra scenes with printed backs face down, taught as no count "
@@ -677,6 +679,7 @@ def run_train(args: argparse.Namespace) -> int:
         recipe = CounterRecipe(
             scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,
+            small_high_scenes=args.small_high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
             seed=CounterRecipe.seed if args.seed is None else args.seed,
             cut_tiles=args.cut_tiles,

@@ -239,6 +239,17 @@ def test_cli_train_records_a_strided_stem_in_a_small_networks_recipe(monkeypatch
     assert [recipe.strided_stem for recipe in asked] == [False, True]
 
 
+def test_cli_train_pips_records_small_high_scenes_in_its_recipe(monkeypatch, tmp_path):
+    pytest.importorskip("torch")
+    import api.cli
+
+    asked = []
+    monkeypatch.setattr(api.cli, "trained", lambda export, out, recipe, resume: asked.append(recipe) or 0)
+    for extra in ([], ["--small-high-scenes", "300"]):
+        assert main(["train", "pips", "--out", str(tmp_path), *extra]) == 0
+    assert [recipe.small_high_scenes for recipe in asked] == [0, 300]
+
+
 @pytest.mark.parametrize("model", ["detector", "pips"])
 def test_cli_train_refuses_a_learning_rate_out_of_bounds(capsys, hand_set, tmp_path, model):
     assert main(["train", model, "--sets", str(hand_set), "--max-lr", "0", "--out", str(tmp_path)]) == 2
@@ -274,7 +285,9 @@ def test_cli_train_refiner_refuses_a_negative_count_of_view_scenes_and_a_missing
     assert not (tmp_path / "out").exists()  # refused before rendering anything
 
 
-@pytest.mark.parametrize("flag", ["--back-scenes", "--glare-scenes", "--film-scenes", "--steep-scenes"])
+@pytest.mark.parametrize(
+    "flag", ["--back-scenes", "--glare-scenes", "--film-scenes", "--steep-scenes", "--small-high-scenes"]
+)
 def test_cli_train_pips_refuses_a_negative_count_of_extra_scenes(capsys, tmp_path, flag):
     assert main(["train", "pips", flag, "-2", "--out", str(tmp_path)]) == 2  # refused before any import of torch
     err = capsys.readouterr().err
@@ -297,6 +310,22 @@ def test_hands_have_as_many_standing_tiles_as_their_options_allow():
     counts = [standing(many, seed) for seed in range(30)]
     assert min(counts) >= 1 and max(counts) <= 6 and max(counts) > 3  # every hand, up to six
     assert all(standing(SceneOptions(standing_share=0.0), seed) == 0 for seed in range(30))
+
+
+def test_a_hands_tiles_are_as_long_in_the_photo_as_its_options_frame_them():
+    from vision.synth.scene import render
+
+    def median_length(options: SceneOptions) -> float:
+        lengths = []
+        for seed in range(6):
+            _, label = render(make_scene("hand", seed, options), (640, 480), options)
+            tiles = [np.array(tile["corners"]) for tile in label["tiles"] if tile["pose"] == FACE_UP]
+            lengths += [float(np.linalg.norm(quad[2] - quad[1])) for quad in tiles]
+        return float(np.median(lengths))
+
+    small = median_length(SceneOptions(hand_tile_share=(0.05, 0.06)))
+    assert 0.04 * 640 < small < 0.07 * 640  # a hand framed wider to fit only makes them smaller
+    assert median_length(SceneOptions(hand_tile_share=(0.2, 0.22))) > 2 * small  # large hands are framed to fit
 
 
 def test_a_set_recorded_before_an_option_existed_resumes_with_its_default(tmp_path):

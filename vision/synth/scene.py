@@ -89,6 +89,9 @@ class SceneOptions:
     close_hands: bool = True
     """Hands framed by their tiles (a tile 9-40 % of the longer side, as in real hand photos,
     where the median is 19 %) rather than by the whole scene (median 9 %)."""
+    hand_tile_share: tuple[float, float] = (0.09, 0.4)
+    """How long a tile is in a hand framed by its tiles, as shares of the photo's longer side (drawn
+    log-uniformly; a large hand may be framed wider still, to fit)."""
     spinner: bool = True
     """Half the sets with a brass pin in the divider's middle (else none)."""
     rounded_corners: bool = True
@@ -476,7 +479,6 @@ def _shuffled_set(highest: int, rng: random.Random) -> list[tuple[int, int]]:
 # --- rendering -----------------------------------------------------------------------------
 
 
-HAND_TILE_SHARE = (0.09, 0.4)
 HAND_CUT_SHARE, HAND_OVERFILL = 0.25, 1.7
 """A quarter of hand photos come so close that the hand overfills the frame and edge tiles are
 cut; the others hold the whole hand, as a photo taken to score it does."""
@@ -503,7 +505,7 @@ def render(
     camera_choice = CameraChoice(max_tilt_deg=options.max_tilt_deg, min_tilt_deg=options.min_tilt_deg)
     if scene.kind == "hand" and options.close_hands:
         overfill = HAND_OVERFILL if rng.random() < HAND_CUT_SHARE else HAND_WHOLE_FILL
-        camera_choice = dataclasses.replace(camera_choice, tile_share=HAND_TILE_SHARE, max_fill=overfill)
+        camera_choice = dataclasses.replace(camera_choice, tile_share=options.hand_tile_share, max_fill=overfill)
     if clean:
         camera_choice = CLEAN_CAMERA
     camera = random_camera(rng, target, radius, size_px, camera_choice, tile_mm=scene.style.size_mm[0])
