@@ -543,6 +543,7 @@ SHORT_WHY = {
     "seen face down or standing": "pose",
     "read as a surer tile": "twin",
     "across two tiles": "across",
+    "found unsurely": "box",
 }
 """What an overlay writes, after a "?", on a tile left out as uncertain: its reason in a word."""
 

@@ -81,7 +81,7 @@ def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
 
     reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
     reasons += [pipeline.NOT_A_FACE, pipeline.PART_OF_A_TILE, pipeline.OTHER_POSE_SEEN, pipeline.READ_ALIKE]
-    reasons += [pipeline.ACROSS_TWO]
+    reasons += [pipeline.ACROSS_TWO, pipeline.FOUND_UNSURELY]
     assert sorted(reasons) == sorted(SHORT_WHY)  # every reason the pipeline gives has its word
     assert overlay_why(pip_reader.BEYOND_FRAME) == "? edge"
     assert overlay_why("") == "?" and overlay_why("something new") == "?"
@@ -531,6 +531,18 @@ def test_a_tile_read_twice_is_counted_once():
     doubled = scorer(twice)
     assert doubled.total == once.total and counting_all(twice).total == 2 * once.total
     assert sum(tile.why == READ_ALIKE for tile in doubled.tiles) == len(once.tiles)
+
+
+def test_a_box_scoring_below_the_least_score_is_left_out_as_found_unsurely():
+    """LEAST_BOX_SCORE: asked for more than any box can score, every tile is left out, saying why."""
+    from vision.pipeline import FOUND_UNSURELY, HandScorer
+
+    image, _ = render(make_scene("hand", 12))  # 16 face-up tiles, all read surely
+    found = HandScorer()(image)
+    assert found.total > 0 and not any(tile.uncertain for tile in found.tiles)
+    doubted = HandScorer(least_score=1.01)(image)
+    assert doubted.total == 0 and {tile.why for tile in doubted.tiles} == {FOUND_UNSURELY}
+    assert HandScorer(least_score=None)(image).total == found.total
 
 
 def test_boxes_across_the_ends_of_tiles_in_a_row_are_left_out_and_the_tiles_kept():
