@@ -607,9 +607,9 @@ def _score_text(result: dict[str, Any]) -> str:
 
 
 def twin_of(result: dict[str, Any], index: int) -> int | None:
-    """For a tile left out as read like a surer one (``vision.pipeline.READ_ALIKE``), that counted tile's index."""
+    """For a tile left out as read like a surer one (``vision.leave_out.READ_ALIKE``), that counted tile's index."""
     from engine.tiles import Tile
-    from vision.pipeline import READ_ALIKE
+    from vision.leave_out import READ_ALIKE
 
     tile = result["tiles"][index]
     if tile.get("why") != READ_ALIKE or tile["pips"] is None:

@@ -1,5 +1,5 @@
 """Choosing which boxes no tile's face could make: how far from a 2:1 rectangle a box may be
-(``vision.pipeline.ODD_SHAPE``) and how small beside the others (``vision.pipeline.SMALLEST_BOX``)
+(``vision.leave_out.ODD_SHAPE``) and how small beside the others (``vision.leave_out.SMALLEST_BOX``)
 and still be read.
 
     python -m benchmarks.odd_shapes [--set out/synth/val-hand-v10] [--images 400]
@@ -9,7 +9,7 @@ Runs the whole pipeline once per photo with every box read (``odd_shape=None``,
 ``smallest_box=None``), then leaves out of the total the boxes that the table's plane, fitted to
 all of a photo's boxes, cannot make 2:1 rectangles within each bound (the smallest box at the
 pipeline's ``SMALLEST_BOX``), and those smaller than each share of the median box on the plane (the
-shape at the pipeline's ``ODD_SHAPE``): ``vision.pipeline.odd_shaped``. Chooses each on synthetic
+shape at the pipeline's ``ODD_SHAPE``): ``vision.leave_out.odd_shaped``. Chooses each on synthetic
 validation hands, never the seed-7 hands that measure the pipeline: the most exact totals, the
 loosest on a tie. Beside it, not chosen by: the labelled real photos, and how many of their
 counted tiles each would leave out. Writes ``benchmarks/results/odd_shapes.json`` and ``.md``.
@@ -27,7 +27,8 @@ from benchmarks.report import write_report
 from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
 from vision.eval.metrics import Prediction, face_up_matches
-from vision.pipeline import ODD_SHAPE, SMALLEST_BOX, HandScorer, odd_shaped
+from vision.leave_out import ODD_SHAPE, SMALLEST_BOX, odd_shaped
+from vision.pipeline import HandScorer
 
 Bound = float | None
 Photos = list[tuple[LabelledImage, Prediction]]

@@ -1,4 +1,4 @@
-"""Choosing when a box the detector also saw in another pose is left out (``vision.pipeline.OTHER_POSE``).
+"""Choosing when a box the detector also saw in another pose is left out (``vision.leave_out.OTHER_POSE``).
 
     python -m benchmarks.other_pose [--set out/synth/val-hand-v10] [--images 400] [--ratios never,3,2,...]
 
@@ -28,7 +28,8 @@ from benchmarks.box_labelled import tallies
 from benchmarks.choosing import sweep_arguments, totals_by_choice, totals_table
 from benchmarks.report import write_report
 from vision.data.real import box_labelled
-from vision.pipeline import OTHER_POSE, HandScorer
+from vision.leave_out import OTHER_POSE
+from vision.pipeline import HandScorer
 
 ROBOT = "karthikVenkataramana__Domino-Detection"
 

@@ -76,12 +76,12 @@ def test_overlay_and_table(photo, tmp_path, capsys):
 
 def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
     from api.cli import SHORT_WHY, overlay_why
-    from vision import pipeline
+    from vision import leave_out
     from vision.read import pip_reader
 
     reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
-    reasons += [pipeline.NOT_A_FACE, pipeline.PART_OF_A_TILE, pipeline.OTHER_POSE_SEEN, pipeline.READ_ALIKE]
-    reasons += [pipeline.ACROSS_TWO, pipeline.FOUND_UNSURELY]
+    reasons += [leave_out.NOT_A_FACE, leave_out.PART_OF_A_TILE, leave_out.OTHER_POSE_SEEN, leave_out.READ_ALIKE]
+    reasons += [leave_out.ACROSS_TWO, leave_out.FOUND_UNSURELY]
     assert sorted(reasons) == sorted(SHORT_WHY)  # every reason the pipeline gives has its word
     assert overlay_why(pip_reader.BEYOND_FRAME) == "? edge"
     assert overlay_why("") == "?" and overlay_why("something new") == "?"
@@ -437,7 +437,7 @@ def test_a_photo_slanted_under_slant_is_redrawn_only_where_the_first_look_left_d
     import dataclasses
 
     from calibration.table_plane import TablePlane
-    from vision import pipeline
+    from vision import leave_out, pipeline
 
     path, _ = photo
     image = cv2.imread(str(path))
@@ -455,7 +455,7 @@ def test_a_photo_slanted_under_slant_is_redrawn_only_where_the_first_look_left_d
         return readings
 
     monkeypatch.setattr(scorer.reader, "read", first_look_refused)
-    reason = pipeline.NOT_A_FACE if odd else ""
+    reason = leave_out.NOT_A_FACE if odd else ""
     monkeypatch.setattr(scorer, "odd_ones", lambda corners, readings, frame: [reason] + [""] * (len(corners) - 1))
     seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.3)
@@ -521,7 +521,8 @@ def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeyp
 def test_a_tile_read_twice_is_counted_once():
     """One set holds each tile once: a hand photographed twice over, one copy above the other, totals
     as the hand does, each tile's second reading left out (ONE_OF_EACH)."""
-    from vision.pipeline import READ_ALIKE, HandScorer
+    from vision.leave_out import READ_ALIKE
+    from vision.pipeline import HandScorer
 
     image, _ = render(make_scene("hand", 12))  # 16 face-up tiles, all read surely
     twice = np.concatenate([image, image], axis=0)
@@ -535,7 +536,8 @@ def test_a_tile_read_twice_is_counted_once():
 
 def test_a_box_scoring_below_the_least_score_is_left_out_as_found_unsurely():
     """LEAST_BOX_SCORE: asked for more than any box can score, every tile is left out, saying why."""
-    from vision.pipeline import FOUND_UNSURELY, HandScorer
+    from vision.leave_out import FOUND_UNSURELY
+    from vision.pipeline import HandScorer
 
     image, _ = render(make_scene("hand", 12))  # 16 face-up tiles, all read surely
     found = HandScorer()(image)
@@ -547,7 +549,7 @@ def test_a_box_scoring_below_the_least_score_is_left_out_as_found_unsurely():
 
 def test_boxes_across_the_ends_of_tiles_in_a_row_are_left_out_and_the_tiles_kept():
     """Three tiles end to end, 20 x 10 each, and two less sure boxes across their ends (ACROSS)."""
-    from vision.pipeline import across_two
+    from vision.leave_out import across_two
 
     def box(x: float, length: float = 20) -> np.ndarray:
         return np.array([[x, 10], [x, 0], [x + length, 0], [x + length, 10]], np.float32)
@@ -567,7 +569,7 @@ def test_boxes_across_the_ends_of_tiles_in_a_row_are_left_out_and_the_tiles_kept
 
 def test_the_table_says_which_surer_tile_a_tile_left_out_repeats():
     from api.cli import _score_text
-    from vision.pipeline import READ_ALIKE
+    from vision.leave_out import READ_ALIKE
 
     tile = {"corners": [[0, 0]] * 4, "confidence": 0.9}
     result = {

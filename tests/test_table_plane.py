@@ -133,7 +133,7 @@ def test_a_box_that_is_no_tile_face_on_the_table_is_a_misfit():
 
 
 def test_the_pipeline_leaves_out_only_the_odd_boxes():
-    from vision.pipeline import odd_shaped
+    from vision.leave_out import odd_shaped
 
     tiles = tiles_on_table(6)
     tiles[2] = tiles[2] @ np.array([[1, 0.6], [0, 1]])  # sheared: no rectangle on any plane alike the others
@@ -157,7 +157,7 @@ def test_boxes_reaching_beyond_the_frame_tell_nothing_of_the_plane():
     """A close-up: a whole tile in the middle, its neighbours' boxes reaching beyond the frame (the
     refiner's guess at where they end, parts of them): given the frame, only whole boxes fit the plane
     and set the median, and with fewer than three of them no box is judged odd."""
-    from vision.pipeline import odd_shaped
+    from vision.leave_out import odd_shaped
 
     # a real close-up (benchmarks/close_up.py, a 635 x 846 window): the tile, a small box over part of
     # a neighbour's end, and a neighbour's box past the top edge
@@ -181,7 +181,7 @@ def test_boxes_reaching_beyond_the_frame_tell_nothing_of_the_plane():
 def test_boxes_whose_pips_were_not_read_tell_nothing_of_the_plane():
     """Boxes over no tile (the reader refuses them) come in every shape: as many skewed ones as tiles
     bend the plane fitted to all until every box is odd; the tiles read surely fit it alone."""
-    from vision.pipeline import odd_shaped
+    from vision.leave_out import odd_shaped
 
     tiles = tiles_on_table(8)
     for index in (4, 5, 6, 7):
@@ -192,7 +192,7 @@ def test_boxes_whose_pips_were_not_read_tell_nothing_of_the_plane():
 
 
 def test_the_pipeline_leaves_out_boxes_over_part_of_a_tile():
-    from vision.pipeline import odd_shaped
+    from vision.leave_out import odd_shaped
 
     tiles = tiles_on_table(6)
     tiles[4] = (tiles[4] - tiles[4].mean(axis=0)) * 0.5 + tiles[4].mean(axis=0)  # a 2:1 box, a quarter of a tile
@@ -203,7 +203,7 @@ def test_the_pipeline_leaves_out_boxes_over_part_of_a_tile():
 
 
 def test_each_box_left_out_is_named_for_what_it_is_not():
-    from vision.pipeline import NOT_A_FACE, PART_OF_A_TILE, odd_shapes
+    from vision.leave_out import NOT_A_FACE, PART_OF_A_TILE, odd_shapes
 
     tiles = tiles_on_table(6)
     tiles[2] = tiles[2] @ np.array([[1, 0.6], [0, 1]])  # sheared: no tile's face
@@ -213,25 +213,25 @@ def test_each_box_left_out_is_named_for_what_it_is_not():
 
 
 def test_boxes_that_are_tile_faces_as_seen_need_no_plane(monkeypatch):
-    import vision.pipeline as pipeline
+    import vision.leave_out as leave_out
 
     corners = photographed(tiles_on_table(6), camera(0))
-    monkeypatch.setattr(pipeline, "table_plane", lambda corners: pytest.fail("fitted a plane"))
-    assert pipeline.odd_shaped(corners, 0.2) == [False] * 6
+    monkeypatch.setattr(leave_out, "table_plane", lambda corners: pytest.fail("fitted a plane"))
+    assert leave_out.odd_shaped(corners, 0.2) == [False] * 6
 
 
 def test_degenerate_boxes_tell_no_plane_and_break_nothing():
     flat = [np.array([[0, 0], [10, 0], [20, 0], [30, 0]], float) + [i * 40, 0] for i in range(4)]
     plane = table_plane(flat)
     assert plane is None or np.isfinite(plane.to_plane).all()
-    from vision.pipeline import odd_shaped
+    from vision.leave_out import odd_shaped
 
     assert len(odd_shaped(flat, 0.2)) == 4
 
 
 def test_a_box_the_detector_also_saw_in_another_pose_is_told():
     from vision.detect.onnx_obb import NO_PROPOSALS, Proposals
-    from vision.pipeline import seen_in_other_pose
+    from vision.leave_out import seen_in_other_pose
 
     tiles = [TILE + [0, 0], TILE + [200, 0], TILE + [400, 0]]
     proposals = Proposals(

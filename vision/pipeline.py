@@ -14,33 +14,36 @@ guessed.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from calibration.table_plane import (
-    AS_SEEN,
-    LEAST_TILES,
-    TablePlane,
-    back_to_photo,
-    misfits,
-    points_to_photo,
-    relative_areas,
-    size_spread,
-    square_on,
-    table_plane,
-)
-from engine.tiles import Tile
+from calibration.table_plane import TablePlane, back_to_photo, points_to_photo, size_spread, square_on, table_plane
 from vision.data.labels import FACE_UP, LabelledImage
-from vision.detect.onnx_obb import Detections, OBBDetector, Proposals, View, only_sure_and_large
+from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
-from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, overlap_bounds, side_ratios
+from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
-from vision.geometry import HALF_IN_FRAME, halves_of, points_in_quads, quad_iou, wholly_in_frame
-from vision.read.pip_reader import BEYOND_FRAME, MIN_CONFIDENCE, READ_IN_FRAME, UNSURE, PipReader, Reading
+from vision.geometry import HALF_IN_FRAME
+from vision.leave_out import (
+    ACROSS,
+    ACROSS_TWO,
+    FOUND_UNSURELY,
+    LEAST_BOX_SCORE,
+    ODD_SHAPE,
+    ONE_OF_EACH,
+    OTHER_POSE,
+    OTHER_POSE_SEEN,
+    READ_ALIKE,
+    SMALLEST_BOX,
+    across_two,
+    odd_shapes,
+    read_alike,
+    seen_in_other_pose,
+)
+from vision.read.pip_reader import BEYOND_FRAME, READ_IN_FRAME, UNSURE, PipReader, Reading
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR = MODELS / "tile-detector" / "model.onnx"
@@ -55,7 +58,6 @@ of benchmarks/score_bench.py about 2.5 ms quicker (a scratch timing, alternating
 head on the refiner's features taught the verifier's boxes and, in part, its answers
 (``vision.detect.train_verdict``); the tile verifier at VERIFIER taught it and stays for comparison
 (``hubcam eval --verifier``)."""
-FACE_UP_CLASS = 0
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
 benchmarks/detector_size.py among the sizes that keep the run-time budget: it learnt at 320
@@ -202,27 +204,6 @@ from 1.4 up (benchmarks/slant_threshold.py), and the redrawing costs about 11 ms
 a slanted 2366x2900 photo (scratch timing; benchmarks/score_bench.py's whole run: 1.39x decode plus
 both forward passes against 1.57x); at 1024 px a box over two parts of tiles in one validation hand tipped
 the threshold's choice to 1.2 (scratch)."""
-ODD_SHAPE = 0.2
-"""A box the table's plane cannot make a 2:1 rectangle (a corner's cosine, or the log of its sides'
-ratio over 2, this far off: ``calibration.table_plane.misfits``) is no face of a tile lying on the
-table but a standing tile's face seen at a slant, or parts of two tiles: it is reported uncertain
-and left out of the total. Chosen on the 400 synthetic validation hands by
-benchmarks/odd_shapes.py (the loosest bound with the most exact totals); the boxes of real tiles
-lie far inside it. Run again on the generator-13 validation hands (the twenty-ninth session,
-benchmarks/results/odd_shapes.md): 377 at 0.18, 0.2 and 0.3, a tie the rule would break to 0.3, but
-there the seed-10 hands total 372 against 373 (seed-7 188 either way): 0.2 stays. Tried, not kept
-(the twenty-ninth session, scratch runs): keeping an odd box whose halves are both read at 0.95 or
-more (6 tiles the 1,000 synthetic hands count were left out as odd): validation hands 376 against
-377, seed-10 374 against 373, seed-7 188 either way; on the robot photos 25 more face-up tiles
-counted but 23 more standing or face-down ones too (0.9: 376, 372, 188)."""
-SMALLEST_BOX = 0.3
-"""A box covering less than this share of the median box's area on the table's plane is no whole
-tile but part of one (a half, the pips of one end) or a tile mostly beyond the frame, whose pips
-there cannot be counted: it is reported uncertain and left out of the total. Chosen on the 400
-synthetic validation hands by benchmarks/odd_shapes.py: exact totals 383 with boxes of any size
-read, 385 at 0.3-0.6 (the loosest taken), 384 at 0.7; no real tile's box is that small. Run again
-on the generator-13 validation hands (the twenty-ninth session): 377 from never to 0.6, but never
-leaving such boxes out the seed-7 hands total 187 against 188: 0.3 stays."""
 COVERED = 0.6
 """A kept box lying more than this share of its area inside a better kept box is dropped: tiles never
 lie on one another, so it is part of a tile already kept (a box over one half of a tile and
@@ -254,25 +235,6 @@ each box onto the tile under it, so two boxes the detector put over different pa
 which overlapped too little to suppress each other, can come out as one box twice, read and
 counted twice (a real photo slanted 25 degrees further, benchmarks/real_variants.py). The
 synthetic validation and seed-7 hands and the real photos as taken total as before."""
-OTHER_POSE = 0.7
-"""A box is left out as uncertain where a proposal centred inside it (in the look the box was found in:
-for a slanted photo, the last view redrawn square-on) scores another pose, face down or standing,
-more than this many times as high as any proposal centred there scores face up
-(``seen_in_other_pose``). A standing tile facing a low camera shows its face and was counted
-(karthikVenkataramana's robot photos: 60 of their standing and face-down tiles), though the
-detector often scores it standing too. Chosen by benchmarks/other_pose.py: of the ratios with the
-most exact totals on the 400 synthetic validation hands (387 from never down to 0.7; 386 at 0.5,
-385 at 0.3), the one with the fewest miscounts on those robot photos (face-up tiles not counted,
-others counted, counts over no labelled tile: 189 never, 185 at 1, 179 at 0.7). The pip-labelled
-real photos total 27 of 27 at every ratio from never to 0.5. Taken from the first look at a
-slanted photo instead (a scratch try), the real photos tipped 40 degrees further lost face-up
-tiles seen so steeply (23 exact totals of 27 never, 21 at 2, 18 at 0.7). Run again in the
-twenty-sixth session (the counter that learnt printed backs, generator-12 validation hands:
-benchmarks/results/other_pose.md), the rule asks 0.3: 377 exact totals from 0.7 down to 0.3, and
-the robot photos' miscounts 197 at 0.7, 194 at 0.5, 186 at 0.3. But at 0.3 a face-up 3-0 of the
-pip-labelled real photos is left out (jmherzog's 5.jpeg: 26 of 27), which is what the issue's
-real photos judge, and the seed-7 and seed-10 hands total the same at all three (188, 373; a
-scratch run): 0.7 stays."""
 SECOND_LOOK = SecondLook(few_tiles=8, size=128)
 """Real tiles cut out of their photos so that they fill more of the frame: the first look alone
 finds 0.968 of them at 40 % of the photo's longer side, half at 50 %, 0.008 at 60 %; with
@@ -290,38 +252,6 @@ the robot photos' miscounts (benchmarks/box_labelled.py: face-up tiles not count
 counts over no tile) came to 188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at
 512, and 204 and 201 at 384 when asked to refuse two or three times what it counted. One good size
 among worse neighbours is luck, not a rule: not kept."""
-
-LEAST_BOX_SCORE = MIN_CONFIDENCE
-"""A box scoring less than this (the detector's score weighed with the refiner's verdict, ``WEIGHING``) is
-left out as uncertain (FOUND_UNSURELY), as a half read less surely than MIN_CONFIDENCE is: a tile is
-counted only where its box and both its halves are that sure, so a counted tile's confidence (the least
-of the three) is never below it. Boxes are kept from 0.2 on (``WEIGHING.keep``), for suppression and
-for the photos redrawn square-on; those kept below 0.4 and counted were mostly over no tile. Measured
-in the thirty-seventh session (scratch runs of each threshold): the seed-7, seed-10, validation, steep
-seed-22 and seed-21 hands 186, 378, 378, 154 and 152 never, 186, 378, 378, 153, 152 at 0.3, 187, 379,
-379, 152, 152 at 0.35 and 187, 378, 379, 152, 152 at 0.4 (1,248 of 1,400 never and at 0.4); the real
-photos 27 of 27 and their variants 374 of 378 as before (their counted tiles score 0.79 or more);
-``benchmarks/read_by_eye.py`` 11 of 13 against 10 (Rakeduk's q7: a 1-1 over a stool's flowers, its
-box at 0.27); karthikVenkataramana's robot photos (``benchmarks/box_labelled.py``) 389 face-up tiles
-counted against 390, 72 standing or face-down ones against 77, 39 counts over no labelled tile
-against 47 (75 and 42 at 0.3, 74 and 40 at 0.35, 72 and 37 at 0.45)."""
-
-ACROSS = 0.4
-"""A box each of whose halves overlaps a half of another, surer box this much (IoU) is left out as
-uncertain (ACROSS_TWO, ``across_two``): it lies across the ends of two tiles side by side. Over the
-1,000 synthetic seed-7, 8 and 10 hands (the thirty-seventh session, scratch), 4 counted boxes had
-both halves on halves of two other boxes at 0.3-0.4 (3 at 0.5-0.6, none at 0.7), and none of them
-was over a tile: all lay across two tiles' ends."""
-
-ONE_OF_EACH = True
-"""A set holds each tile once, so of the tiles read as one domino (2-5 and 5-2 alike) only the surest
-is counted; the others are left out as uncertain (READ_ALIKE): one reading of them is wrong. Over
-the 1,000 synthetic seed-7, 8 and 10 hands (the thirty-sixth session, scratch), 11 held such tiles.
-In the 6 where one of them was right it was the surest; the 13 others were all wrong: double blanks
-over no face-up tile (7 hands), boxes across the ends of two tiles, or tiles misread (4 hands).
-Leaving them out changes no total there (the hands they were in stay wrong or right for their other
-tiles), but those 13 wrong tiles are no longer counted as sure. No pip-labelled real photo holds a
-tile twice."""
 
 
 def face_up_boxes(found: Detections) -> int:
@@ -583,136 +513,6 @@ def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier |
     if not judge.judges:
         raise ValueError(f"{NO_VERDICT}: give a tile verifier")
     return judge
-
-
-def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: float | None = None) -> list[bool]:
-    """Which boxes hold the centre of a proposal the detector scores as another pose (face down or
-    standing) more than ``ratio`` times as high as it scores any proposal centred there face up
-    (``OTHER_POSE``; None: no such test)."""
-    if ratio is None or len(corners) == 0 or len(proposals.centres) == 0:
-        return [False] * len(corners)
-    inside = points_in_quads(corners, proposals.centres)
-    face_up = proposals.scores[:, FACE_UP_CLASS]
-    other = np.delete(proposals.scores, FACE_UP_CLASS, axis=1).max(axis=1, initial=0.0)
-    most_face_up = np.where(inside, face_up, 0.0).max(axis=1)
-    most_other = np.where(inside, other, 0.0).max(axis=1)
-    return [bool(seen) for seen in most_other > ratio * most_face_up]
-
-
-NOT_A_FACE, PART_OF_A_TILE, OTHER_POSE_SEEN = "not a tile's shape", "part of a tile", "seen face down or standing"
-"""Why a box is left out as uncertain: ODD_SHAPE, SMALLEST_BOX, OTHER_POSE."""
-READ_ALIKE = "read as a surer tile"
-"""Why a tile is left out as uncertain where a surer tile is read as the same domino: ONE_OF_EACH."""
-
-
-FOUND_UNSURELY = "found unsurely"
-"""Why a box is left out as uncertain where it scores below LEAST_BOX_SCORE."""
-ACROSS_TWO = "across two tiles"
-"""Why a box is left out as uncertain where each of its halves lies on a half of another, surer box: ACROSS."""
-
-
-def across_two(corners: Sequence[np.ndarray], sureness: Sequence[float], iou: float | None = ACROSS) -> list[bool]:
-    """Which boxes have each half lying on a half of a different surer box that is not itself
-    such a box (their halves' IoU at least ``iou``; None: no such test): a box across the ends of
-    two tiles side by side, which a tile never is. The surest go first, as suppression does, so a
-    tile between two such boxes, surer than it, is still kept.
-
-    >>> tile = lambda x: np.array([[x, 10], [x, 0], [x + 20, 0], [x + 20, 10]], np.float32)  # 20 x 10
-    >>> across_two([tile(0), tile(20), tile(10)], [0.9, 0.8, 0.7])  # the third across the others' ends
-    [False, False, True]
-    >>> across_two([tile(0), tile(20), tile(10)], [0.6, 0.5, 0.7])  # surest, it is kept (and they: one half each)
-    [False, False, False]
-    """
-    across = [False] * len(corners)
-    if iou is None or len(corners) < 3:
-        return across
-    common, areas = overlap_bounds(np.asarray(corners))
-    # equal halves overlapping at ``iou`` share 2 iou / (1 + iou) of one, over a quarter of a box at 0.4;
-    # boxes sharing less than half that (tiles side by side) need no halves measured
-    near = common > iou / (1 + iou) / 2 * areas[:, None]
-    halves = [halves_of(quad) for quad in corners]
-    kept: list[int] = []
-    for box in sorted(range(len(corners)), key=lambda box: -sureness[box]):  # stable: ties keep their order
-        others = [other for other in kept if near[box, other]]
-        if len(others) >= 2:
-            lying_on = [
-                {other for other in others if any(quad_iou(half, theirs) >= iou for theirs in halves[other])}
-                for half in halves[box]
-            ]
-            across[box] = any(first != second for first in lying_on[0] for second in lying_on[1])
-        if not across[box]:
-            kept.append(box)
-    return across
-
-
-def read_alike(pips: Sequence[tuple[int, int]], sureness: Sequence[float], counted: Sequence[bool]) -> list[bool]:
-    """Which of the ``counted`` tiles are read as the same domino as a surer counted one (either way
-    round; of two as sure, the one listed first is kept: the boxes come best first).
-
-    >>> read_alike([(2, 5), (5, 2), (1, 1), (2, 5)], [0.6, 0.9, 0.5, 0.2], [True, True, True, False])
-    [True, False, False, False]
-    """
-    dominoes = [Tile(*read) for read in pips]
-    surest: dict[Tile, int] = {}
-    for tile in sorted(range(len(pips)), key=lambda tile: -sureness[tile]):  # stable: ties keep their order
-        if counted[tile]:
-            surest.setdefault(dominoes[tile], tile)
-    return [counted[tile] and surest[dominoes[tile]] != tile for tile in range(len(pips))]
-
-
-def odd_shaped(
-    corners: list[np.ndarray],
-    bound: float | None = ODD_SHAPE,
-    smallest: float | None = SMALLEST_BOX,
-    frame: tuple[int, int] | None = None,
-    read: Sequence[bool] | None = None,
-) -> list[bool]:
-    """Which boxes ``odd_shapes`` gives a reason for."""
-    return [bool(why) for why in odd_shapes(corners, bound, smallest, frame, read)]
-
-
-def odd_shapes(
-    corners: list[np.ndarray],
-    bound: float | None = ODD_SHAPE,
-    smallest: float | None = SMALLEST_BOX,
-    frame: tuple[int, int] | None = None,
-    read: Sequence[bool] | None = None,
-) -> list[str]:
-    """Each box's reason to be left out ("" for none): NOT_A_FACE where the table's plane, fitted to the
-    boxes (see ``frame``), cannot make it a 2:1 rectangle within ``bound``, else PART_OF_A_TILE where
-    it makes it smaller than ``smallest`` of the median box (None: no such test; too few boxes to fit
-    a plane: none). Where every box passes as the photo shows them, none is odd and no plane is
-    fitted (most photos taken from above).
-
-    Given the photo's ``frame`` (width, height), the plane and the median are those of the boxes
-    wholly inside it: a box reaching beyond the frame is a guess at a tile cut by it (or the part
-    inside), no evidence of the plane; in a close-up, where the tile held up fills the frame and
-    its neighbours are mostly beyond it, they made the whole tile in the middle look odd
-    (benchmarks/close_up.py). Given ``read`` (whether each box's pips were read surely), only the
-    boxes read so are evidence too: boxes over no tile, which the reader refuses, come in every shape
-    (on black leather, eight over its grain made a pink tile look odd: Rakeduk's b4.jpg)."""
-    evidence = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)
-    if read is not None:
-        evidence &= np.asarray(read, bool)
-    fine = [""] * len(corners)
-    if evidence.sum() < LEAST_TILES:
-        return fine
-
-    def odd_on(plane: TablePlane) -> list[str]:
-        misfit = misfits(plane, corners) > bound if bound is not None else np.zeros(len(corners), bool)
-        small = (
-            relative_areas(plane, corners, among=evidence) < smallest
-            if smallest is not None
-            else np.zeros(len(corners), bool)
-        )
-        return [NOT_A_FACE if odd else PART_OF_A_TILE if part else "" for odd, part in zip(misfit, small, strict=True)]
-
-    if not any(odd_on(AS_SEEN)):
-        return fine
-    plane = table_plane([quad for quad, telling in zip(corners, evidence, strict=True) if telling])
-    if plane is None:
-        return fine
-    return odd_on(plane)
 
 
 class PipsOnTrueCorners:

@@ -55,6 +55,9 @@ class Letterbox:
     pad_y: float
 
 
+FACE_UP_CLASS = 0
+"""The detector's class of face-up tiles (``vision.synth.dataset.OBB_CLASSES``); the others are face-down
+and standing tiles."""
 LETTERBOX_GREY = 114
 
 

@@ -165,8 +165,8 @@ def found_face_up(
     """The face-up boxes of ``detector`` (an ONNX export; empty: the bundled one) down to
     ``confidence``, as the pipeline looks (loaded once per worker process): what the small models
     after it learn from."""
-    from vision.detect.onnx_obb import OBBDetector
-    from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS, PROPOSAL_NMS_IOU
+    from vision.detect.onnx_obb import FACE_UP_CLASS, OBBDetector
+    from vision.pipeline import DETECTOR, DETECTOR_SIZE, PROPOSAL_NMS_IOU
 
     key = (confidence, detector)
     if key not in _detectors:
