@@ -107,6 +107,16 @@ tiles), but those 13 wrong tiles are no longer counted as sure. No pip-labelled 
 tile twice."""
 
 
+def or_reason(reasons: Sequence[str], flagged: Sequence[bool], reason: str) -> list[str]:
+    """Each box's reason to be left out as it was, or ``reason`` where it had none and is ``flagged``:
+    the first test that leaves a box out names why.
+
+    >>> or_reason(["", "read unsure", ""], [True, True, False], ACROSS_TWO)
+    ['across two tiles', 'read unsure', '']
+    """
+    return [before or (reason if flag else "") for before, flag in zip(reasons, flagged, strict=True)]
+
+
 def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: float | None = None) -> list[bool]:
     """Which boxes hold the centre of a proposal the detector scores as another pose (face down or
     standing) more than ``ratio`` times as high as it scores any proposal centred there face up

@@ -40,6 +40,7 @@ from vision.leave_out import (
     SMALLEST_BOX,
     across_two,
     odd_shapes,
+    or_reason,
     read_alike,
     seen_in_other_pose,
 )
@@ -482,14 +483,12 @@ class HandScorer:
         ]
         sureness = [float(min(score, *reading.confidence)) for score, reading in zip(scores, readings, strict=True)]
         if self.least_score is not None:
-            unsure = [float(score) < self.least_score for score in scores]
-            why = [reason or (FOUND_UNSURELY if low else "") for reason, low in zip(why, unsure, strict=True)]
+            why = or_reason(why, [float(score) < self.least_score for score in scores], FOUND_UNSURELY)
         if self.across is not None:  # before ONE_OF_EACH: a box across two tiles' ends may read as either
-            lying_across = across_two(corners, sureness, self.across)
-            why = [reason or (ACROSS_TWO if across else "") for reason, across in zip(why, lying_across, strict=True)]
-        if self.one_of_each:
+            why = or_reason(why, across_two(corners, sureness, self.across), ACROSS_TWO)
+        if self.one_of_each:  # only tiles counted so far can be read alike
             alike = read_alike([reading.pips for reading in readings], sureness, [not reason for reason in why])
-            why = [READ_ALIKE if twin else reason for reason, twin in zip(why, alike, strict=True)]
+            why = or_reason(why, alike, READ_ALIKE)
         done = time.perf_counter()
         tiles = tuple(
             PredictedTile(quad, reading.pips, sure, bool(reason), reason)
