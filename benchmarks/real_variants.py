@@ -5,9 +5,9 @@
 
 27 labelled photos are few, and the photos that will judge hubcam were taken by other
 people: turned any way, from a slant, in dim or warm light, out of focus, sent through a
-chat app. Each variant here changes every labelled real photo in one such way, maps its
-labelled corners with it (turns and slants draw the whole photo onto a larger canvas of
-its border's colour, so no tile leaves the frame), runs the whole pipeline
+chat app, from further away. Each variant here changes every labelled real photo in one such
+way, maps its labelled corners with it (turns and slants draw the whole photo onto a larger
+canvas of its border's colour, so no tile leaves the frame), runs the whole pipeline
 (``vision.pipeline.HandScorer``) and scores it as ``hubcam eval`` does. A variant that
 falls far below ``as-taken`` is a weakness the real photos alone would not show.
 Writes ``benchmarks/results/real_variants.json`` and ``.md`` (``real_variants-unbrightened``
@@ -135,6 +135,24 @@ def sent_through_chat(longer_side: int, quality: int) -> Variant:
     return variant
 
 
+def farther(share: float) -> Variant:
+    """As if taken from further away: the photo shrunk to ``share`` of its size in the middle of a
+    canvas of its own size and its border's colour (its tiles that much smaller, in the frame and at
+    the detector's input)."""
+
+    def variant(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        height, width = image.shape[:2]
+        small = cv2.resize(image, None, fx=share, fy=share, interpolation=cv2.INTER_AREA)
+        canvas = np.empty_like(image)
+        canvas[:] = border_colour(image)
+        top, left = (height - small.shape[0]) // 2, (width - small.shape[1]) // 2
+        canvas[top : top + small.shape[0], left : left + small.shape[1]] = small
+        scale_x, scale_y = small.shape[1] / width, small.shape[0] / height
+        return canvas, np.array([[scale_x, 0, left], [0, scale_y, top], [0, 0, 1]], np.float64)
+
+    return variant
+
+
 VARIANTS: dict[str, Variant] = {
     "as-taken": lambda image: (image, KEPT),
     "turned-90": turned(1),
@@ -150,6 +168,8 @@ VARIANTS: dict[str, Variant] = {
     "out-of-focus": out_of_focus(0.0012),
     "grainy": grainy(10),
     "chat-app": sent_through_chat(1280, 60),
+    "farther-50": farther(0.5),
+    "farther-35": farther(0.35),
 }
 
 

@@ -208,6 +208,32 @@ def test_a_close_up_of_one_tile_is_found_by_the_second_look(photo):
     assert matches and sorted(found.tiles[matches[0][1]].pips) == sorted(tile["pips"])
 
 
+def test_a_hand_photographed_from_afar_is_looked_at_closer(monkeypatch):
+    """A hand of 15 tiles in the middle of a photo three times its size (the tiles as many pixels long,
+    a third as long at the detector's input): one look misses most of them; the closer look, at the
+    part they lie in, totals the hand as the photo of it alone is totalled."""
+    from vision.pipeline import HandScorer
+
+    image, label = render(make_scene("hand", 424248))
+    height, width = image.shape[:2]
+    afar = np.empty((3 * height, 3 * width, 3), np.uint8)
+    afar[:] = np.median(image[0], axis=0)
+    afar[height : 2 * height, width : 2 * width] = image
+    scorer = HandScorer()
+    regions = []
+    look_within = scorer.detector.look_within
+
+    def looked_within(photo, region):
+        regions.append(region)
+        return look_within(photo, region)
+
+    monkeypatch.setattr(scorer.detector, "look_within", looked_within)
+    assert scorer(afar).total == scorer(image).total == label["total_pips"]
+    x0, y0, x1, y1 = regions[0]
+    assert x0 >= width * 0.8 and y0 >= height * 0.8 and x1 <= width * 2.2 and y1 <= height * 2.2  # round the hand
+    assert HandScorer(closer_look=None)(afar).total < label["total_pips"] / 2
+
+
 def test_the_bundled_detector_runs_at_the_size_asked_else_at_the_size_it_was_trained_at():
     from vision.detect.onnx_obb import OBBDetector
 

@@ -255,6 +255,77 @@ counts over no tile) came to 188 against 197 never; but 207 at 320, 219 at 352, 
 among worse neighbours is luck, not a rule: not kept."""
 
 
+@dataclass(frozen=True)
+class CloserLook:
+    """When and how to look again, closer, at a photo whose tiles the detector sees small: the part
+    of the photo the tiles lie in is cut out and looked at too, and its boxes are suppressed together
+    with the first look's (a tile found in both is kept at its best)."""
+
+    small_px: float
+    """Where the face-up boxes found surely are at the median shorter than this (their longer side, in
+    pixels of the detector's input), the photo is looked at again closer ..."""
+    least_gain: float
+    """... where the tiles lie in a part of it at least this many times smaller than the whole (with
+    a tile's length to spare on every side) ..."""
+    target_px: float
+    """... cut out no closer than that the median tile is this long at the detector's input (about the
+    real hand photos' median tile, 19 % of the photo's longer side at 448 px): the detector learnt
+    tiles up to 40 % of the photo, and a small hand cut out tightly would show it larger ones."""
+    least_score: float = DETECT_CONFIDENCE
+    """The face-up boxes that tell the tiles' size and where they lie score at least this."""
+
+
+CLOSER_LOOK = CloserLook(small_px=50, least_gain=1.3, target_px=85)
+"""The real photos as if taken from further away (benchmarks/real_variants.py's ``farther-50`` and
+``farther-35``: each shrunk to half or a third of its size in the middle of a canvas of its own size,
+the tiles 20-50 px long at the detector's input): one look alone totals 21 and 20 of 27 exactly, its
+boxes of such tiles scored below ``LEAST_BOX_SCORE`` or missed; with this closer look 26 and 27. A
+scratch sweep of ``small_px`` through the whole pipeline, every other setting as bundled (seed-7, seed-10,
+seed-8 validation, steep seed-22, steep seed-21 hands): one look 187, 378, 379, 152, 152 (1,248); 50 px
+188, 377, 380, 155, 152 (1,252); 60 px 188, 376, 379, 154, 151 (1,248), with farther-50 and farther-35 at
+26 and 27 either way; the other variants and the as-taken photos as with one look. Its boxes looked at
+alone, in place of the first look's rather than pooled with them, the 60 px look lost 4 of the
+choosing and 4 of the validation hands cut out tightly (a tile's length to spare: a hand of 1-3 tiles
+shown larger than the detector learnt), and 3 and 2 cut no closer than ``target_px`` (boxes over
+standing tiles that the first look saw standing). It costs a forward pass where it looks: the
+synthetic hand of benchmarks/score_bench.py, its tiles 31 px at the input, takes about 50 ms against
+31 at 1600x1200 (benchmarks/HISTORY.md)."""
+
+
+def closer_region(
+    found: Detections, frame: tuple[int, int], input_px: int, closer: CloserLook
+) -> tuple[int, int, int, int] | None:
+    """The part ``(x0, y0, x1, y1)`` of a ``frame`` (width, height) photo to look at again closer
+    (``CloserLook``), or None where the detector sees its tiles large enough or they fill the photo.
+
+    >>> from vision.geometry import xywhr_to_corners
+    >>> tiles = xywhr_to_corners(np.array([[1000, 800, 200, 100, 0], [1250, 800, 200, 100, 0]]))
+    >>> found = Detections(tiles, np.array([0.9, 0.9], np.float32), np.array([0, 0]))
+    >>> closer_region(found, (4000, 3000), 448, CLOSER_LOOK)  # 22 px at the input: 1054 px square round them
+    (597, 272, 1652, 1327)
+    >>> closer_region(found, (1600, 1200), 448, CLOSER_LOOK) is None  # 56 px: large enough
+    True
+    """
+    sure = (found.classes == FACE_UP_CLASS) & (found.scores >= closer.least_score)
+    if not sure.any():
+        return None
+    width, height = frame
+    quads = found.corners[sure].astype(np.float64)
+    length = float(np.median(np.linalg.norm(quads[:, 2] - quads[:, 1], axis=1)))  # corners[1..2]: a long side
+    if length * input_px / max(width, height) >= closer.small_px:
+        return None
+    points = quads.reshape(-1, 2)
+    low, high = points.min(axis=0) - length, points.max(axis=0) + length
+    side = max(float((high - low).max()), length * input_px / closer.target_px)
+    half = np.minimum(side / 2, np.array([width, height]) / 2)
+    centre = np.clip((low + high) / 2, half, np.array([width, height]) - half)  # inside the photo
+    x0, y0 = np.maximum(centre - half, 0).astype(int)
+    x1, y1 = np.minimum(centre + half, [width, height]).astype(int)
+    if max(width, height) / max(x1 - x0, y1 - y0) < closer.least_gain:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
 def face_up_boxes(found: Detections) -> int:
     return int((found.classes == FACE_UP_CLASS).sum())
 
@@ -270,6 +341,7 @@ class HandScorer:
         verifier: Path | str | None = OWN_VERDICT,
         detector_size: int = DETECTOR_SIZE,
         second_look: SecondLook | None = SECOND_LOOK,
+        closer_look: CloserLook | None = CLOSER_LOOK,
         refiner: Path | None = REFINER,
         brighten: bool = True,
         slant: float | None = SLANT,
@@ -291,7 +363,8 @@ class HandScorer:
     ) -> None:
         """``verifier=None``: the detector's boxes as it keeps them alone (``OWN_VERDICT``: the
         refiner's verdict, given ``refiner`` or not, in the verifier's place); ``second_look=None``:
-        never a second look at photos with few tiles; ``refiner=None``: the pips read from the
+        never a second look at photos with few tiles; ``closer_look=None``: never a closer look at photos
+        whose tiles are small; ``refiner=None``: the pips read from the
         boxes as kept; ``brighten=False``: dim photos read as they are; ``slant=None``: never a
         look at the photo redrawn square-on (``doubt_slant=None``: only where SLANT says, however much
         doubt the first look left; ``refine_in_view=False``: its boxes refined in the photo, not in the
@@ -315,6 +388,7 @@ class HandScorer:
         self.reader = PipReader(counter, in_frame=in_frame)
         self.highest = highest
         self.second_look = second_look if self.detector.dynamic else None  # a fixed-size export sees one size
+        self.closer_look = closer_look
         self.brighten = brighten
         self.slant = slant
         self.doubt_slant = doubt_slant
@@ -340,6 +414,11 @@ class HandScorer:
         it refined then, for ``refined`` on the same image)."""
         looks = [self.detector.look(image_bgr, view=view)]
         found = self.detector.decode(looks)
+        frame, closer = (image_bgr.shape[1], image_bgr.shape[0]), self.closer_look
+        region = None if closer is None else closer_region(found, frame, self.detector.imgsz, closer)
+        if region is not None:  # the tiles seen small: look at where they lie, closer
+            looks.append(self.detector.look_within(image_bgr, region))
+            found = self.detector.decode(looks)
         again = self.second_look
         # where few face-up boxes are proposed few can be kept: look again without choosing first
         if again is None or face_up_boxes(found) > again.few_tiles:

@@ -200,5 +200,12 @@ class OBBDetector:
         (output,) = self.session.run(None, {self.input_name: padded_blob(view)})
         return output, view.box
 
+    def look_within(self, image_bgr: np.ndarray, region: tuple[int, int, int, int]) -> Look:
+        """One forward pass over the part ``(x0, y0, x1, y1)`` of the photo, its tiles seen larger; the
+        look's letterbox takes its boxes to the whole photo's pixels, so it decodes with other looks."""
+        x0, y0, x1, y1 = region
+        output, box = self.look(image_bgr[y0:y1, x0:x1])
+        return output, Letterbox(box.scale, box.pad_x - x0 * box.scale, box.pad_y - y0 * box.scale)
+
     def decode(self, looks: list[Look]) -> Detections:
         return decode_looks(looks, self.conf, self.iou)
