@@ -12,13 +12,16 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import PRESETS, LogError, Rules, RulesError, referee
 from engine.game import play_rounds, round_score
 from engine.referee import moves_to_log
 from engine.rules import HAND_SIZES, VARIANT_HELP, VARIANTS
 from engine.scoresheet import Scoresheet
+
+if TYPE_CHECKING:
+    from vision.observation import Observation, Sighting
 
 MOST_TILT = 75.0
 """The steepest camera ``hubcam synth --tilt`` draws (degrees off vertical)."""
@@ -474,8 +477,6 @@ def run_score(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.draw import MAGENTA, RED, banner, draw_tile, thickness_for
-    from vision.eval.metrics import with_decode
-    from vision.geometry import is_cut
     from vision.photo import PhotoError, read_photo
     from vision.pipeline import HandScorer
 
@@ -495,62 +496,29 @@ def run_score(args: argparse.Namespace) -> int:
             print(json.dumps({"image": str(path), "error": str(error)}) if args.json else f"{path}: error: {error}")
             continue
         decode_ms = (time.perf_counter() - start) * 1000
-        prediction = scorer(image)
-        height, width = image.shape[:2]
-        tiles = []
-        for tile in prediction.tiles:
-            entry: dict[str, Any] = {
-                "pips": list(tile.pips) if tile.pips else None,
-                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in tile.corners],
-                "confidence": round(tile.confidence, 3),
-            }
-            if is_cut(tile.corners, width, height):
-                entry["cut"] = True
-            if tile.uncertain and tile.why:
-                entry["why"] = tile.why
-            tiles.append(entry)
-        result: dict[str, Any] = {
-            "image": str(path),
-            "width": width,
-            "height": height,
-            "tiles": tiles,
-            "total": prediction.total,
-            "uncertain": [index for index, tile in enumerate(prediction.tiles) if tile.uncertain],
-        }
-        if args.timings:
-            stages = with_decode(prediction.timings_ms, decode_ms)
-            result["timings_ms"] = {stage: round(ms, 1) for stage, ms in stages.items()}
-        print(json.dumps(result) if args.json else _score_text(result))
+        seen = scorer(image).with_decode(decode_ms)
+        if args.json:
+            print(json.dumps(seen.to_json(str(path), args.timings)))
+        else:
+            print(score_text(str(path), seen, args.timings))
         if args.overlay:
             thickness = thickness_for(image)
-            for tile in prediction.tiles:
-                text = f"{tile.pips[0]}-{tile.pips[1]}" if tile.pips and not tile.uncertain else overlay_why(tile.why)
+            for tile in seen.tiles:
+                text = overlay_text(tile)
                 draw_tile(image, tile.corners, text, RED if tile.uncertain else MAGENTA, thickness)
-            unsure = len(result["uncertain"])
-            summary = f"total {result['total']}" + (f", {unsure} uncertain (red, not counted)" if unsure else "")
+            unsure = len(seen.uncertain)
+            summary = f"total {seen.total}" + (f", {unsure} uncertain (red, not counted)" if unsure else "")
             banner(image, summary, thickness)
             name = overlay_name(path, overlays)
             cv2.imwrite(str(args.overlay / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0
 
 
-SHORT_WHY = {
-    "beyond the frame": "edge",
-    "read unsure": "unsure",
-    "a half holds no count": "no count",
-    "not a tile's shape": "shape",
-    "part of a tile": "part",
-    "seen face down or standing": "pose",
-    "read as a surer tile": "twin",
-    "across two tiles": "across",
-    "found unsurely": "box",
-}
-"""What an overlay writes, after a "?", on a tile left out as uncertain: its reason in a word."""
-
-
-def overlay_why(why: str) -> str:
-    short = SHORT_WHY.get(why, "")
-    return f"? {short}" if short else "?"
+def overlay_text(tile: Sighting) -> str:
+    """What an overlay writes on a tile: its pips, or for one left out as uncertain "?" and its reason in a word."""
+    if tile.reason is not None:
+        return f"? {tile.reason.word}"
+    return "?" if tile.pips is None else f"{tile.pips[0]}-{tile.pips[1]}"
 
 
 def with_progress(photos: list[Path]) -> Iterable[Path]:
@@ -588,35 +556,25 @@ def overlay_name(path: Path, taken: set[str]) -> str:
     return name
 
 
-def _score_text(result: dict[str, Any]) -> str:
-    lines = [f"{result['image']}: {len(result['tiles'])} tiles, total {result['total']}"]
-    for index, tile in enumerate(result["tiles"]):
-        reading = (
-            "?" if index in result["uncertain"] or tile["pips"] is None else f"{tile['pips'][0]}-{tile['pips'][1]}"
-        )
-        why = f": {tile['why']}" if "why" in tile else ""
-        twin = twin_of(result, index)
-        if twin is not None:  # the reading is what it is left out for: say it, and the tile it repeats
-            why = f": read {tile['pips'][0]}-{tile['pips'][1]} like the surer tile {twin + 1}"
-        notes = f" (uncertain{why}, not counted)" if index in result["uncertain"] else ""
-        notes += " (cut by the frame)" if tile.get("cut") and tile.get("why") != "beyond the frame" else ""
-        lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile['confidence']:.2f}{notes}")
-    if "timings_ms" in result:
-        lines.append("  " + ", ".join(f"{stage} {ms} ms" for stage, ms in result["timings_ms"].items()))
+def score_text(image: str, seen: Observation, timings: bool = False) -> str:
+    """``hubcam score``'s table: a tile per line, as the JSON has it: the pips read (with "?" where
+    nothing was read, or after a reading left out as uncertain), its confidence and why it is not counted."""
+    from vision.observation import Reason
+
+    lines = [f"{image}: {len(seen.tiles)} tiles, total {seen.total}"]
+    for index, tile in enumerate(seen.tiles):
+        reading = "?" if tile.pips is None else f"{tile.pips[0]}-{tile.pips[1]}" + ("?" if tile.uncertain else "")
+        notes = ""
+        if tile.reason is not None:
+            twin = seen.twin_of(index)
+            why = tile.reason.message if twin is None else f"read like the surer tile {twin + 1}"
+            notes = f" (uncertain: {why}, not counted)"
+        if tile.cut and tile.reason is not Reason.BEYOND_FRAME:
+            notes += " (cut by the frame)"
+        lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile.confidence:.2f}{notes}")
+    if timings:
+        lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in seen.timings_ms.items()))
     return "\n".join(lines)
-
-
-def twin_of(result: dict[str, Any], index: int) -> int | None:
-    """For a tile left out as read like a surer one (``vision.leave_out.READ_ALIKE``), that counted tile's index."""
-    from engine.tiles import Tile
-    from vision.leave_out import READ_ALIKE
-
-    tile = result["tiles"][index]
-    if tile.get("why") != READ_ALIKE or tile["pips"] is None:
-        return None
-    domino = Tile(*tile["pips"])
-    counted = {other: read["pips"] for other, read in enumerate(result["tiles"]) if other not in result["uncertain"]}
-    return next((other for other, pips in counted.items() if pips and Tile(*pips) == domino), None)
 
 
 def trained(export: Callable[..., dict[str, Any]], out_dir: Path, recipe: Any, resume: bool) -> int:

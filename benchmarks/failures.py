@@ -28,13 +28,16 @@ from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_m
 from benchmarks.report import write_report
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
-from vision.eval.metrics import PredictedTile, Prediction, face_up_matches, in_label_order, polygon_iou
+from vision.eval.metrics import face_up_matches, in_label_order, polygon_iou
+from vision.observation import Observation, Sighting
 from vision.pipeline import HandScorer, PipsOnTrueCorners
 
 CAUSES = ("missed", "extra", "counted_though_cut", "uncertain", "misread")
 
 
-def causes(label: LabelledImage, prediction: Prediction, on_labelled: Prediction | None = None) -> list[dict[str, Any]]:
+def causes(
+    label: LabelledImage, prediction: Observation, on_labelled: Observation | None = None
+) -> list[dict[str, Any]]:
     """What went wrong in one photo: one entry per tile, with its cause and what was read; given
     ``on_labelled`` (the reader's tiles on the labelled face-up corners, in the label's order:
     ``PipsOnTrueCorners``), also how each tile missed, left out or misread is read there (``right``,
@@ -61,7 +64,7 @@ def causes(label: LabelledImage, prediction: Prediction, on_labelled: Prediction
                     "pips": tile.pips,
                     "read": guess.pips,
                     "confidence": guess.confidence,
-                    "why": guess.why,
+                    "why": guess.reason.message if guess.reason else "",
                     **seen,
                 }
             )
@@ -82,7 +85,7 @@ def causes(label: LabelledImage, prediction: Prediction, on_labelled: Prediction
     return wrong
 
 
-def reading_on_labelled(pips: tuple[int, int] | None, reading: PredictedTile) -> str | tuple[int, int]:
+def reading_on_labelled(pips: tuple[int, int] | None, reading: Sighting) -> str | tuple[int, int]:
     """``right``, ``uncertain`` or the pips read, for a tile read on its labelled corners."""
     if reading.uncertain or reading.pips is None:
         return "uncertain"

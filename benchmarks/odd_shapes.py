@@ -26,12 +26,13 @@ from tqdm import tqdm
 from benchmarks.report import write_report
 from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
-from vision.eval.metrics import Prediction, face_up_matches
+from vision.eval.metrics import face_up_matches
 from vision.leave_out import ODD_SHAPE, SMALLEST_BOX, odd_shaped
+from vision.observation import Observation
 from vision.pipeline import HandScorer
 
 Bound = float | None
-Photos = list[tuple[LabelledImage, Prediction]]
+Photos = list[tuple[LabelledImage, Observation]]
 
 
 def read_all(labels: list[LabelledImage], what: str) -> Photos:

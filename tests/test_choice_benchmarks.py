@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.data.labels import LabelledImage, LabelledTile
-from vision.eval.metrics import PredictedTile, Prediction
+from vision.observation import Observation, Sighting
 
 
 def tile(x: float, y: float, length: float = 80.0) -> np.ndarray:
@@ -18,15 +18,15 @@ def tile(x: float, y: float, length: float = 80.0) -> np.ndarray:
     return np.array([[x, y + length / 2], [x, y], [x + length, y], [x + length, y + length / 2]], np.float32)
 
 
-def hand_with_a_part_box() -> tuple[LabelledImage, Prediction]:
+def hand_with_a_part_box() -> tuple[LabelledImage, Observation]:
     """Four tiles read right, and a box over one half of the third, read as a double and counted."""
     places = [(0, 0), (100, 0), (200, 0), (300, 0)]
     pips = [(1, 2), (3, 4), (5, 6), (0, 1)]
     tiles = tuple(LabelledTile(tile(x, y), p) for (x, y), p in zip(places, pips, strict=True))
     label = LabelledImage(Path("hand.jpg"), 1000, 800, tiles)
     part = tile(200, 0, 40.0)  # a 2:1 box a quarter of a tile's area, over the 5-end
-    read = [PredictedTile(tile(x, y), p, 0.9) for (x, y), p in zip(places, pips, strict=True)]
-    return label, Prediction((*read, PredictedTile(part, (2, 3), 0.5)))
+    read = [Sighting(tile(x, y), p, 0.9) for (x, y), p in zip(places, pips, strict=True)]
+    return label, Observation((*read, Sighting(part, (2, 3), 0.5)))
 
 
 def test_the_size_test_leaves_out_a_box_over_part_of_a_tile_and_is_chosen_for_it():

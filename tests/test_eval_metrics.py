@@ -10,8 +10,6 @@ import pytest
 
 from vision.data.labels import FACE_DOWN, LabelledImage, LabelledTile
 from vision.eval.metrics import (
-    PredictedTile,
-    Prediction,
     match_tiles,
     polygon_iou,
     score_image,
@@ -19,6 +17,7 @@ from vision.eval.metrics import (
     summarise,
     wilson,
 )
+from vision.observation import Observation, Reason, Sighting
 
 
 def tile_box(x: float, y: float, turned: bool = False) -> np.ndarray:
@@ -48,7 +47,7 @@ def test_matching_is_one_to_one_and_needs_half_overlap():
 
 def test_a_perfect_reading_scores_perfectly():
     label = labelled(LabelledTile(tile_box(0, 0), (6, 3)), LabelledTile(tile_box(200, 0), (5, 5)))
-    prediction = Prediction((PredictedTile(tile_box(2, 1), (6, 3)), PredictedTile(tile_box(200, 0), (5, 5))))
+    prediction = Observation((Sighting(tile_box(2, 1), (6, 3)), Sighting(tile_box(200, 0), (5, 5))))
     score = score_image(label, prediction)
     assert (score.matched, score.halves_right, score.halves, score.tiles_exact) == (2, 4, 4, 2)
     assert score.total_label == 19 and score.total_predicted == 19 and score.total_exact
@@ -57,17 +56,17 @@ def test_a_perfect_reading_scores_perfectly():
 
 def test_a_tile_read_right_but_turned_round_loses_its_halves_not_the_tile():
     label = labelled(LabelledTile(tile_box(0, 0), (6, 3)))
-    turned = Prediction((PredictedTile(tile_box(0, 0, turned=True), (6, 3)),))
+    turned = Observation((Sighting(tile_box(0, 0, turned=True), (6, 3)),))
     score = score_image(label, turned)
     assert (score.halves_right, score.tiles_exact, score.total_exact) == (0, 1, True)
     assert score.failed_stage == "pips"
-    right_way = Prediction((PredictedTile(tile_box(0, 0, turned=True), (3, 6)),))
+    right_way = Observation((Sighting(tile_box(0, 0, turned=True), (3, 6)),))
     assert score_image(label, right_way).halves_right == 2
 
 
 def test_one_wrong_half_and_a_missed_tile():
     label = labelled(LabelledTile(tile_box(0, 0), (6, 3)), LabelledTile(tile_box(200, 0), (2, 1)))
-    prediction = Prediction((PredictedTile(tile_box(0, 0), (6, 4)),))
+    prediction = Observation((Sighting(tile_box(0, 0), (6, 4)),))
     score = score_image(label, prediction)
     assert (score.labelled, score.matched, score.halves_right, score.halves, score.tiles_exact) == (2, 1, 1, 2, 0)
     assert (score.total_label, score.total_predicted) == (12, 10)
@@ -81,13 +80,13 @@ def test_unreadable_tiles_count_for_detection_only_and_face_down_ones_are_not_to
         LabelledTile(tile_box(400, 0), pose=FACE_DOWN),
     )
     assert label.total_pips == 9
-    prediction = Prediction(
-        (PredictedTile(tile_box(0, 0), (6, 3)), PredictedTile(tile_box(200, 0), None, uncertain=True))
+    prediction = Observation(
+        (Sighting(tile_box(0, 0), (6, 3)), Sighting(tile_box(200, 0), None, reason=Reason.READ_UNSURE))
     )
     score = score_image(label, prediction)
     assert (score.labelled, score.matched, score.tiles_read, score.halves) == (2, 2, 1, 2)
     assert score.total_predicted == 9 and score.total_exact
-    on_the_face_down_tile = Prediction((*prediction.tiles, PredictedTile(tile_box(400, 0), (2, 2))))
+    on_the_face_down_tile = Observation((*prediction.tiles, Sighting(tile_box(400, 0), (2, 2))))
     score = score_image(label, on_the_face_down_tile)
     assert (score.predicted, score.matched) == (3, 2)  # a false find
     assert score.total_predicted == 13 and not score.total_exact
@@ -95,10 +94,10 @@ def test_unreadable_tiles_count_for_detection_only_and_face_down_ones_are_not_to
 
 def test_chains_match_in_either_direction_through_the_tile_matching():
     label = labelled(*(LabelledTile(tile_box(120 * i, 0), (i, i + 1)) for i in range(3)), chains=[(0, 1, 2)])
-    tiles = tuple(PredictedTile(tile_box(120 * i, 0), (i, i + 1)) for i in (2, 1, 0))  # listed in reverse
-    assert score_image(label, Prediction(tiles, chains=((0, 1, 2),))).chains_right == 1
-    assert score_image(label, Prediction(tiles, chains=((0, 1),))).chains_right == 0
-    assert score_image(label, Prediction(tiles)).chains_right is None
+    tiles = tuple(Sighting(tile_box(120 * i, 0), (i, i + 1)) for i in (2, 1, 0))  # listed in reverse
+    assert score_image(label, Observation(tiles, chains=((0, 1, 2),))).chains_right == 1
+    assert score_image(label, Observation(tiles, chains=((0, 1),))).chains_right == 0
+    assert score_image(label, Observation(tiles)).chains_right is None
 
 
 def test_wilson_interval_known_values():
@@ -111,10 +110,10 @@ def test_wilson_interval_known_values():
 
 def test_summary_adds_up_over_images():
     good = score_image(
-        labelled(LabelledTile(tile_box(0, 0), (6, 3))), Prediction((PredictedTile(tile_box(0, 0), (6, 3)),))
+        labelled(LabelledTile(tile_box(0, 0), (6, 3))), Observation((Sighting(tile_box(0, 0), (6, 3)),))
     )
     bad = score_image(
-        labelled(LabelledTile(tile_box(0, 0), (2, 2))), Prediction((PredictedTile(tile_box(0, 0), (2, 1)),))
+        labelled(LabelledTile(tile_box(0, 0), (2, 2))), Observation((Sighting(tile_box(0, 0), (2, 1)),))
     )
     summary = summarise([good, bad])
     rates = {rate.name: rate for rate in summary["rates"]}
@@ -129,9 +128,9 @@ def test_rates_by_set_keep_each_sets_images_apart():
     from vision.eval.run import by_set, summary_markdown
 
     good = score_image(
-        labelled(LabelledTile(tile_box(0, 0), (6, 3))), Prediction((PredictedTile(tile_box(0, 0), (6, 3)),))
+        labelled(LabelledTile(tile_box(0, 0), (6, 3))), Observation((Sighting(tile_box(0, 0), (6, 3)),))
     )
-    missed = score_image(labelled(LabelledTile(tile_box(0, 0), (2, 2))), Prediction(()))
+    missed = score_image(labelled(LabelledTile(tile_box(0, 0), (2, 2))), Observation(()))
     table = by_set([("a", good), ("b", missed), ("a", good)])
     assert table["a"]["images"] == 2 and table["a"]["tile recall"] == [2, 2]
     assert table["a"]["exact photo total"] == [2, 2]
@@ -173,10 +172,10 @@ def test_every_cause_of_a_wrong_total_is_named():
         ),
     )  # fmt: skip
 
-    def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> PredictedTile:
-        return PredictedTile(tile_at(x).corners, pips, 0.4 if uncertain else 0.9, uncertain, "read unsure" * uncertain)
+    def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> Sighting:
+        return Sighting(tile_at(x).corners, pips, 0.4 if uncertain else 0.9, Reason.READ_UNSURE if uncertain else None)
 
-    prediction = Prediction(
+    prediction = Observation(
         (
             read(100, (3, 4), True), read(200, (5, 5)), read(300, (0, 1)), read(400, (2, 2)), read(500, (6, 6)),
             read(600, (4, 0)),
@@ -199,12 +198,12 @@ def test_a_wrong_tile_is_read_again_on_its_labelled_corners():
     def tile_at(x: float, pips: tuple[int, int]) -> LabelledTile:
         return LabelledTile(np.array([[x, 40], [x, 0], [x + 80, 0], [x + 80, 40]], np.float32), pips)
 
-    def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> PredictedTile:
-        return PredictedTile(tile_at(x, pips).corners, pips, 0.9, uncertain)
+    def read(x: float, pips: tuple[int, int], uncertain: bool = False) -> Sighting:
+        return Sighting(tile_at(x, pips).corners, pips, 0.9, Reason.READ_UNSURE if uncertain else None)
 
     label = LabelledImage(Path("hand.jpg"), 1000, 100, (tile_at(0, (1, 2)), tile_at(100, (3, 4)), tile_at(200, (5, 6))))
-    found = Prediction((read(100, (3, 4), uncertain=True), read(200, (5, 5))))  # the 1-2 missed
-    on_labelled = Prediction((read(0, (1, 2)), read(100, (3, 4), uncertain=True), read(200, (5, 4))))
+    found = Observation((read(100, (3, 4), uncertain=True), read(200, (5, 5))))  # the 1-2 missed
+    on_labelled = Observation((read(0, (1, 2)), read(100, (3, 4), uncertain=True), read(200, (5, 4))))
     wrong = causes(label, found, on_labelled)
     assert [tile["on_labelled_corners"] for tile in wrong] == ["right", "uncertain", (5, 4)]
     assert "{on its labelled corners: right}" in describe(wrong[:1])

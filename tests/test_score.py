@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from api.cli import main
+from vision.observation import Reason
 from vision.pipeline import COUNTER, DETECTOR
 from vision.read.pip_reader import BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE
 from vision.synth.scene import make_scene, render
@@ -75,16 +76,20 @@ def test_overlay_and_table(photo, tmp_path, capsys):
 
 
 def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
-    from api.cli import SHORT_WHY, overlay_why
+    from api.cli import overlay_text
     from vision import leave_out
+    from vision.observation import Reason, Sighting
     from vision.read import pip_reader
 
     reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
     reasons += [leave_out.NOT_A_FACE, leave_out.PART_OF_A_TILE, leave_out.OTHER_POSE_SEEN, leave_out.READ_ALIKE]
     reasons += [leave_out.ACROSS_TWO, leave_out.FOUND_UNSURELY]
-    assert sorted(reasons) == sorted(SHORT_WHY)  # every reason the pipeline gives has its word
-    assert overlay_why(pip_reader.BEYOND_FRAME) == "? edge"
-    assert overlay_why("") == "?" and overlay_why("something new") == "?"
+    assert sorted(reasons) == sorted(Reason)  # every reason is one the pipeline gives
+    words = [reason.word for reason in Reason]
+    assert len(set(words)) == len(words) and all(reason.message for reason in Reason)
+    corners = np.zeros((4, 2), np.float32)
+    assert overlay_text(Sighting(corners, (6, 3), 0.3, Reason.BEYOND_FRAME)) == "? edge"
+    assert overlay_text(Sighting(corners, (6, 3))) == "6-3" and overlay_text(Sighting(corners, None)) == "?"
 
 
 def test_a_banner_covers_only_the_top_left_corner():
@@ -169,8 +174,8 @@ def test_a_half_beyond_the_frame_is_not_read(photo):
     cut = at_edge - [length / 4, 0]  # now a quarter of the tile is off the left edge
     inside, outside = PipReader(COUNTER).read(image, [at_edge, cut], highest=18)
     assert not (inside.uncertain and min(inside.confidence) >= 0.6)  # only its confidence can refuse it
-    assert outside.uncertain and outside.why == "beyond the frame"
-    assert inside.why == ("read unsure" if inside.uncertain else "")
+    assert outside.uncertain and outside.why == "beyond_frame"
+    assert inside.why == ("read_unsure" if inside.uncertain else None)
 
 
 def test_every_tile_left_out_says_why_in_the_json_and_the_table(photo, tmp_path, capsys):
@@ -183,9 +188,9 @@ def test_every_tile_left_out_says_why_in_the_json_and_the_table(photo, tmp_path,
     assert main(["score", str(cut_photo), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     left_out = [result["tiles"][index] for index in result["uncertain"]]
-    assert left_out and all(tile["why"] for tile in left_out)
-    assert "beyond the frame" in {tile["why"] for tile in left_out}
-    assert not any("why" in tile for index, tile in enumerate(result["tiles"]) if index not in result["uncertain"])
+    assert left_out and all(tile["reason"] for tile in left_out)
+    assert "beyond_frame" in {tile["reason"] for tile in left_out}
+    assert not any("reason" in tile for index, tile in enumerate(result["tiles"]) if index not in result["uncertain"])
     assert main(["score", str(cut_photo)]) == 0
     assert "(uncertain: beyond the frame, not counted)" in capsys.readouterr().out
 
@@ -474,15 +479,15 @@ def test_a_photo_slanted_under_slant_is_redrawn_only_where_the_first_look_left_d
     calls = []
 
     def first_look_refused(image_bgr, corners, highest=None):
-        readings = [dataclasses.replace(reading, why="") for reading in read(image_bgr, corners, highest)]
+        readings = [dataclasses.replace(reading, why=None) for reading in read(image_bgr, corners, highest)]
         calls.append(len(corners))
         if len(calls) == 1:
             readings = [dataclasses.replace(readings[0], why=why), *readings[1:]]
         return readings
 
     monkeypatch.setattr(scorer.reader, "read", first_look_refused)
-    reason = leave_out.NOT_A_FACE if odd else ""
-    monkeypatch.setattr(scorer, "odd_ones", lambda corners, readings, frame: [reason] + [""] * (len(corners) - 1))
+    reason = leave_out.NOT_A_FACE if odd else None
+    monkeypatch.setattr(scorer, "odd_ones", lambda corners, readings, frame: [reason] + [None] * (len(corners) - 1))
     seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.3)
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.3))
@@ -539,7 +544,7 @@ def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeyp
     told = pipeline.HandScorer(other_pose=0.7)(image)
     assert asked and asked[0][0] == len(told.tiles) >= 2 and asked[0][1] >= len(told.tiles) and asked[0][2] == 0.7
     assert [tile.uncertain for tile in told.tiles][1::2] == [True] * (len(told.tiles) // 2)
-    assert {tile.why for tile in told.tiles[1::2]} <= {"seen face down or standing", "beyond the frame"}
+    assert {tile.reason for tile in told.tiles[1::2]} <= {Reason.OTHER_POSE, Reason.BEYOND_FRAME}
     expected = sum(sum(tile.pips) for index, tile in enumerate(plain.tiles) if index % 2 == 0 and not tile.uncertain)
     assert told.total == expected
 
@@ -557,7 +562,7 @@ def test_a_tile_read_twice_is_counted_once():
     assert not any(tile.uncertain for tile in once.tiles)
     doubled = scorer(twice)
     assert doubled.total == once.total and counting_all(twice).total == 2 * once.total
-    assert sum(tile.why == READ_ALIKE for tile in doubled.tiles) == len(once.tiles)
+    assert sum(tile.reason == READ_ALIKE for tile in doubled.tiles) == len(once.tiles)
 
 
 def test_a_box_scoring_below_the_least_score_is_left_out_as_found_unsurely():
@@ -569,7 +574,7 @@ def test_a_box_scoring_below_the_least_score_is_left_out_as_found_unsurely():
     found = HandScorer()(image)
     assert found.total > 0 and not any(tile.uncertain for tile in found.tiles)
     doubted = HandScorer(least_score=1.01)(image)
-    assert doubted.total == 0 and {tile.why for tile in doubted.tiles} == {FOUND_UNSURELY}
+    assert doubted.total == 0 and {tile.reason for tile in doubted.tiles} == {FOUND_UNSURELY}
     assert HandScorer(least_score=None)(image).total == found.total
 
 
@@ -594,17 +599,19 @@ def test_boxes_across_the_ends_of_tiles_in_a_row_are_left_out_and_the_tiles_kept
 
 
 def test_the_table_says_which_surer_tile_a_tile_left_out_repeats():
-    from api.cli import _score_text
-    from vision.leave_out import READ_ALIKE
+    from api.cli import score_text
+    from vision.observation import Observation, Reason, Sighting
 
-    tile = {"corners": [[0, 0]] * 4, "confidence": 0.9}
-    result = {
-        "image": "hand.jpg", "total": 9, "uncertain": [0, 2],
-        "tiles": [
-            {**tile, "pips": [6, 3], "why": "read unsure"}, {**tile, "pips": [3, 6]},
-            {**tile, "pips": [6, 3], "why": READ_ALIKE},
-        ],
-    }  # fmt: skip
-    lines = _score_text(result).splitlines()
-    assert "read unsure, not counted" in lines[1]  # another reason: the reading kept back
-    assert "read 6-3 like the surer tile 2, not counted" in lines[3]
+    corners = np.zeros((4, 2), np.float32)
+    seen = Observation(
+        (
+            Sighting(corners, (6, 3), 0.9, Reason.READ_UNSURE), Sighting(corners, (3, 6), 0.9),
+            Sighting(corners, (6, 3), 0.9, Reason.READ_ALIKE), Sighting(corners, None, 0.0, Reason.NO_COUNT),
+        )
+    )  # fmt: skip
+    lines = score_text("hand.jpg", seen).splitlines()
+    assert lines[0] == "hand.jpg: 4 tiles, total 9"
+    assert "6-3?" in lines[1] and "(uncertain: read unsure, not counted)" in lines[1]  # shown as the JSON has it
+    assert "3-6 " in lines[2] and "uncertain" not in lines[2]
+    assert "6-3?" in lines[3] and "read like the surer tile 2, not counted" in lines[3]
+    assert " ?  " in lines[4] and "confidence 0.00 (uncertain: a half holds no count" in lines[4]

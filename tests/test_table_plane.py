@@ -209,7 +209,7 @@ def test_each_box_left_out_is_named_for_what_it_is_not():
     tiles[2] = tiles[2] @ np.array([[1, 0.6], [0, 1]])  # sheared: no tile's face
     tiles[4] = (tiles[4] - tiles[4].mean(axis=0)) * 0.5 + tiles[4].mean(axis=0)  # a quarter of a tile
     corners = photographed(tiles, camera(30))
-    assert odd_shapes(corners, 0.2, 0.3) == ["", "", NOT_A_FACE, "", PART_OF_A_TILE, ""]
+    assert odd_shapes(corners, 0.2, 0.3) == [None, None, NOT_A_FACE, None, PART_OF_A_TILE, None]
 
 
 def test_boxes_that_are_tile_faces_as_seen_need_no_plane(monkeypatch):

@@ -146,18 +146,19 @@ def test_predictions_file_round_trip(tmp_path):
                         "pips": [6, 3],
                         "corners": [[0, 0], [0, 1], [2, 1], [2, 0]],
                         "confidence": 0.9,
-                        "why": "read unsure",
-                    }
+                        "reason": "read_unsure",
+                    },
+                    {"pips": [2, 1], "corners": [[3, 0], [3, 1], [5, 1], [5, 0]], "confidence": 0.8},
                 ],
-                "total": 9,
+                "total": 3,
                 "uncertain": [0],
             }
         )
         + "\n"  # fmt: skip
     )
     prediction = read_predictions(path)["x.jpg"]
-    assert prediction.total == 9 and prediction.tiles[0].uncertain and prediction.tiles[0].pips == (6, 3)
-    assert prediction.tiles[0].why == "read unsure"
+    assert prediction.total == 3 and prediction.tiles[0].uncertain and prediction.tiles[0].pips == (6, 3)
+    assert prediction.tiles[0].reason == "read_unsure"
     path.write_text("{not json}\n")
     with pytest.raises(ValueError, match="line 1"):
         read_predictions(path)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.eval.metrics import PredictedTile, Prediction
 from vision.geometry import short_edge_first
+from vision.observation import Observation, Sighting
 from vision.read.halves import rectify
 
 
@@ -37,7 +37,7 @@ class BaselineConfig:
     """A pip's area as a share of the half's area."""
 
 
-def read_tiles(image_bgr: np.ndarray, label: object = None, config: BaselineConfig = BaselineConfig()) -> Prediction:
+def read_tiles(image_bgr: np.ndarray, label: object = None, config: BaselineConfig = BaselineConfig()) -> Observation:
     """Find tiles and count their pips; timings in milliseconds per stage (``label`` is ignored)."""
     start = time.perf_counter()
     scale = min(1.0, config.work_side_px / max(image_bgr.shape[:2]))
@@ -47,10 +47,11 @@ def read_tiles(image_bgr: np.ndarray, label: object = None, config: BaselineConf
     tiles = []
     for corners in boxes:
         pips = count_pips(small, corners, config)
-        tiles.append(PredictedTile(corners / scale, pips, confidence=0.5))
+        tiles.append(Sighting(corners / scale, pips, confidence=0.5))
     done = time.perf_counter()
     timings = {"detect": (detected - start) * 1000, "pips": (done - detected) * 1000, "total": (done - start) * 1000}
-    return Prediction(tuple(tiles), timings_ms=timings)
+    height, width = image_bgr.shape[:2]
+    return Observation(tuple(tiles), width, height, timings_ms=timings)
 
 
 def find_tile_boxes(image_bgr: np.ndarray, config: BaselineConfig) -> list[np.ndarray]:

@@ -19,15 +19,16 @@ from engine.tiles import Tile
 from vision.detect.onnx_obb import FACE_UP_CLASS, Proposals
 from vision.detect.verify import overlap_bounds
 from vision.geometry import halves_of, points_in_quads, quad_iou, wholly_in_frame
+from vision.observation import Reason
 from vision.read.pip_reader import MIN_CONFIDENCE
 
-NOT_A_FACE, PART_OF_A_TILE, OTHER_POSE_SEEN = "not a tile's shape", "part of a tile", "seen face down or standing"
+NOT_A_FACE, PART_OF_A_TILE, OTHER_POSE_SEEN = Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.OTHER_POSE
 """Why a box is left out as uncertain: ODD_SHAPE, SMALLEST_BOX, OTHER_POSE."""
-READ_ALIKE = "read as a surer tile"
+READ_ALIKE = Reason.READ_ALIKE
 """Why a tile is left out as uncertain where a surer tile is read as the same domino: ONE_OF_EACH."""
-FOUND_UNSURELY = "found unsurely"
+FOUND_UNSURELY = Reason.FOUND_UNSURELY
 """Why a box is left out as uncertain where it scores below LEAST_BOX_SCORE."""
-ACROSS_TWO = "across two tiles"
+ACROSS_TWO = Reason.ACROSS_TWO
 """Why a box is left out as uncertain where each of its halves lies on a half of another, surer box: ACROSS."""
 
 ODD_SHAPE = 0.2
@@ -107,14 +108,14 @@ tiles), but those 13 wrong tiles are no longer counted as sure. No pip-labelled 
 tile twice."""
 
 
-def or_reason(reasons: Sequence[str], flagged: Sequence[bool], reason: str) -> list[str]:
+def or_reason(reasons: Sequence[Reason | None], flagged: Sequence[bool], reason: Reason) -> list[Reason | None]:
     """Each box's reason to be left out as it was, or ``reason`` where it had none and is ``flagged``:
     the first test that leaves a box out names why.
 
-    >>> or_reason(["", "read unsure", ""], [True, True, False], ACROSS_TWO)
-    ['across two tiles', 'read unsure', '']
+    >>> or_reason([None, Reason.READ_UNSURE, None], [True, True, False], ACROSS_TWO)
+    [<Reason.ACROSS_TWO: 'across_two'>, <Reason.READ_UNSURE: 'read_unsure'>, None]
     """
-    return [before or (reason if flag else "") for before, flag in zip(reasons, flagged, strict=True)]
+    return [before or (reason if flag else None) for before, flag in zip(reasons, flagged, strict=True)]
 
 
 def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: float | None = None) -> list[bool]:
@@ -188,7 +189,7 @@ def odd_shaped(
     read: Sequence[bool] | None = None,
 ) -> list[bool]:
     """Which boxes ``odd_shapes`` gives a reason for."""
-    return [bool(why) for why in odd_shapes(corners, bound, smallest, frame, read)]
+    return [why is not None for why in odd_shapes(corners, bound, smallest, frame, read)]
 
 
 def odd_shapes(
@@ -197,8 +198,8 @@ def odd_shapes(
     smallest: float | None = SMALLEST_BOX,
     frame: tuple[int, int] | None = None,
     read: Sequence[bool] | None = None,
-) -> list[str]:
-    """Each box's reason to be left out ("" for none): NOT_A_FACE where the table's plane, fitted to the
+) -> list[Reason | None]:
+    """Each box's reason to be left out (None for none): NOT_A_FACE where the table's plane, fitted to the
     boxes (see ``frame``), cannot make it a 2:1 rectangle within ``bound``, else PART_OF_A_TILE where
     it makes it smaller than ``smallest`` of the median box (None: no such test; too few boxes to fit
     a plane: none). Where every box passes as the photo shows them, none is odd and no plane is
@@ -214,18 +215,19 @@ def odd_shapes(
     evidence = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)
     if read is not None:
         evidence &= np.asarray(read, bool)
-    fine = [""] * len(corners)
+    fine: list[Reason | None] = [None] * len(corners)
     if evidence.sum() < LEAST_TILES:
         return fine
 
-    def odd_on(plane: TablePlane) -> list[str]:
+    def odd_on(plane: TablePlane) -> list[Reason | None]:
         misfit = misfits(plane, corners) > bound if bound is not None else np.zeros(len(corners), bool)
         small = (
             relative_areas(plane, corners, among=evidence) < smallest
             if smallest is not None
             else np.zeros(len(corners), bool)
         )
-        return [NOT_A_FACE if odd else PART_OF_A_TILE if part else "" for odd, part in zip(misfit, small, strict=True)]
+        pairs = zip(misfit, small, strict=True)
+        return [NOT_A_FACE if odd else PART_OF_A_TILE if part else None for odd, part in pairs]
 
     if not any(odd_on(AS_SEEN)):
         return fine

@@ -24,9 +24,8 @@ from vision.data.labels import FACE_UP, LabelledImage
 from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
-from vision.eval.metrics import PredictedTile, Prediction
 from vision.exposure import brightened
-from vision.geometry import HALF_IN_FRAME
+from vision.geometry import HALF_IN_FRAME, is_cut
 from vision.leave_out import (
     ACROSS,
     ACROSS_TWO,
@@ -44,6 +43,7 @@ from vision.leave_out import (
     read_alike,
     seen_in_other_pose,
 )
+from vision.observation import Observation, Sighting
 from vision.read.pip_reader import BEYOND_FRAME, READ_IN_FRAME, UNSURE, PipReader, Reading
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -524,7 +524,7 @@ class HandScorer:
         read = [not reading.uncertain for reading in readings]
         return odd_shapes(corners, self.odd_shape, self.smallest_box, frame, read)
 
-    def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Prediction:
+    def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Observation:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
         view = self.detector.view(image_bgr)
@@ -566,20 +566,19 @@ class HandScorer:
         if self.across is not None:  # before ONE_OF_EACH: a box across two tiles' ends may read as either
             why = or_reason(why, across_two(corners, sureness, self.across), ACROSS_TWO)
         if self.one_of_each:  # only tiles counted so far can be read alike
-            alike = read_alike([reading.pips for reading in readings], sureness, [not reason for reason in why])
+            alike = read_alike([reading.pips for reading in readings], sureness, [reason is None for reason in why])
             why = or_reason(why, alike, READ_ALIKE)
         done = time.perf_counter()
         tiles = tuple(
-            PredictedTile(quad, reading.pips, sure, bool(reason), reason)
+            Sighting(quad, reading.pips, sure, reason, is_cut(quad, *frame))
             for quad, sure, reading, reason in zip(corners, sureness, readings, why, strict=True)
         )
-        total = sum(sum(tile.pips) for tile in tiles if tile.pips and not tile.uncertain)
         timings = {
             "detect": (detected - start) * 1000,
             "pips": (done - detected) * 1000,
             "total": (done - start) * 1000,
         }
-        return Prediction(tiles, total=total, timings_ms=timings)
+        return Observation(tiles, *frame, timings_ms=timings)
 
 
 def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier | BoxRefiner:
@@ -604,15 +603,15 @@ class PipsOnTrueCorners:
         self.reader = PipReader(counter, in_frame=HALF_IN_FRAME)  # corners known exactly: the label's share
         self.highest = highest
 
-    def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Prediction:
+    def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Observation:
         start = time.perf_counter()
         image_bgr = brightened(image_bgr)  # as the whole pipeline reads it
         corners = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         readings = self.reader.read(image_bgr, corners, self.highest)
+        height, width = image_bgr.shape[:2]
         tiles = tuple(
-            PredictedTile(quad, reading.pips, min(reading.confidence), reading.uncertain, reading.why)
+            Sighting(quad, reading.pips, min(reading.confidence), reading.why, is_cut(quad, width, height))
             for quad, reading in zip(corners, readings, strict=True)
         )
-        total = sum(sum(tile.pips) for tile in tiles if tile.pips and not tile.uncertain)
         elapsed_ms = (time.perf_counter() - start) * 1000
-        return Prediction(tiles, total=total, timings_ms={"pips": elapsed_ms, "total": elapsed_ms})
+        return Observation(tiles, width, height, timings_ms={"pips": elapsed_ms, "total": elapsed_ms})

@@ -16,43 +16,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.geometry import quad_iou
+from vision.observation import Observation, Sighting
 
 IOU_MATCH = 0.5
-
-
-@dataclass(frozen=True)
-class PredictedTile:
-    corners: np.ndarray
-    """``(4, 2)`` float32; corners[0]->corners[1] is the short edge at the end of pips[0]."""
-    pips: tuple[int, int] | None
-    confidence: float = 1.0
-    uncertain: bool = False
-    why: str = ""
-    """Why it is uncertain, in a few words (e.g. "beyond the frame"); "" when it is not, or not said."""
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """What a pipeline said about one image (the shape of ``hubcam score --json``)."""
-
-    tiles: tuple[PredictedTile, ...]
-    total: int | None = None
-    chains: tuple[tuple[int, ...], ...] | None = None
-    flags: tuple[dict[str, object], ...] | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    error: str | None = None
-
-
-def with_decode(timings_ms: dict[str, float], decode_ms: float) -> dict[str, float]:
-    """A pipeline's stage timings with the photo's decoding added in front and to the total."""
-    return {"decode": decode_ms, **timings_ms, "total": decode_ms + timings_ms.get("total", 0.0)}
 
 
 @dataclass(frozen=True)
@@ -134,21 +107,21 @@ def aligned_halves(label_corners: np.ndarray, predicted_corners: np.ndarray) -> 
     return bool(np.linalg.norm(predicted_end - label_end) <= np.linalg.norm(predicted_end - label_other))
 
 
-def in_label_order(label_corners: np.ndarray, predicted: PredictedTile) -> tuple[int, int] | None:
+def in_label_order(label_corners: np.ndarray, predicted: Sighting) -> tuple[int, int] | None:
     """The predicted pips with the label's pips[0] end first (None where nothing was read)."""
     if predicted.pips is None:
         return None
     return predicted.pips if aligned_halves(label_corners, predicted.corners) else predicted.pips[::-1]
 
 
-def face_up_matches(label: LabelledImage, prediction: Prediction) -> list[tuple[int, int]]:
+def face_up_matches(label: LabelledImage, prediction: Observation) -> list[tuple[int, int]]:
     """(label tile index, predicted tile index) pairs: ``match_tiles`` among the face-up tiles only."""
     face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
     pairs = match_tiles([label.tiles[i].corners for i in face_up], [tile.corners for tile in prediction.tiles])
     return [(face_up[i], j) for i, j in pairs]
 
 
-def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
+def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
     """Score one image's prediction against its label.
 
     Only face-up tiles are to be found (readable or not): face-down and standing ones are not
@@ -168,8 +141,6 @@ def score_image(label: LabelledImage, prediction: Prediction) -> ImageScore:
             halves_right += sum(int(a == b) for a, b in zip(ordered, truth.pips, strict=True))
             exact += int(sorted(ordered) == sorted(truth.pips))
     total_predicted = prediction.total
-    if total_predicted is None and prediction.error is None:
-        total_predicted = sum(sum(tile.pips) for tile in prediction.tiles if tile.pips and not tile.uncertain)
     chains_right = _chains_right(label, prediction, matches)
     flags_right = _flags_right(label, prediction, matches)
     return ImageScore(
@@ -250,7 +221,7 @@ def summarise(scores: Sequence[ImageScore]) -> dict[str, object]:
     }
 
 
-def _chains_right(label: LabelledImage, prediction: Prediction, matches: list[tuple[int, int]]) -> int | None:
+def _chains_right(label: LabelledImage, prediction: Observation, matches: list[tuple[int, int]]) -> int | None:
     """How many labelled chains the prediction has exactly (either direction); None if it gave none."""
     if prediction.chains is None:
         return None
@@ -263,7 +234,7 @@ def _chains_right(label: LabelledImage, prediction: Prediction, matches: list[tu
     return sum(tuple(chain) in predicted for chain in label.chains)
 
 
-def _flags_right(label: LabelledImage, prediction: Prediction, matches: list[tuple[int, int]]) -> int:
+def _flags_right(label: LabelledImage, prediction: Observation, matches: list[tuple[int, int]]) -> int:
     """Flags that agree in kind and in the (matched) tiles they name."""
     if not prediction.flags:
         return 0

@@ -26,15 +26,13 @@ from vision.data.real import read_image
 from vision.draw import GREEN, MAGENTA, RED, contact_sheet, draw_tile, thickness_for
 from vision.eval.metrics import (
     ImageScore,
-    PredictedTile,
-    Prediction,
     match_tiles,
     score_image,
     summarise,
-    with_decode,
 )
+from vision.observation import Observation
 
-Pipeline = Callable[[np.ndarray, LabelledImage], Prediction]
+Pipeline = Callable[[np.ndarray, LabelledImage], Observation]
 """Image and label in, prediction out; real pipelines ignore the label (only an oracle stage reads it)."""
 
 
@@ -42,7 +40,7 @@ def evaluate(
     labels: Sequence[LabelledImage],
     out_dir: Path,
     pipeline: Pipeline | None = None,
-    predictions: dict[str, Prediction] | None = None,
+    predictions: dict[str, Observation] | None = None,
     title: str = "evaluation",
     worst: int = 12,
     progress: bool = True,
@@ -52,7 +50,7 @@ def evaluate(
         raise ValueError("give either a pipeline or predictions")
     out_dir.mkdir(parents=True, exist_ok=True)
     scores: list[ImageScore] = []
-    kept: list[tuple[LabelledImage, Prediction, ImageScore]] = []
+    kept: list[tuple[LabelledImage, Observation, ImageScore]] = []
     for label in tqdm(labels, desc=title, unit="image", disable=not progress):
         prediction = _predict(label, pipeline, predictions)
         score = score_image(label, prediction)
@@ -69,50 +67,30 @@ def evaluate(
     return document
 
 
-def _predict(label: LabelledImage, pipeline: Pipeline | None, predictions: dict[str, Prediction] | None) -> Prediction:
+def _predict(
+    label: LabelledImage, pipeline: Pipeline | None, predictions: dict[str, Observation] | None
+) -> Observation:
     if predictions is not None:
-        return predictions.get(label.path.name, Prediction((), error="no prediction for this image"))
+        return predictions.get(label.path.name, Observation((), error="no prediction for this image"))
     assert pipeline is not None
     start = time.perf_counter()
     try:
         image = read_image(label.path)
     except ValueError as error:
-        return Prediction((), error=str(error))
+        return Observation((), error=str(error))
     decode_ms = (time.perf_counter() - start) * 1000
-    prediction = pipeline(image, label)
-    timings = with_decode(prediction.timings_ms, decode_ms)
-    return Prediction(
-        prediction.tiles, prediction.total, prediction.chains, prediction.flags, timings, prediction.error
-    )
+    return pipeline(image, label).with_decode(decode_ms)
 
 
-def read_predictions(path: Path) -> dict[str, Prediction]:
-    """Predictions as JSON lines in the shape of ``hubcam score --json``, keyed by image file name."""
+def read_predictions(path: Path) -> dict[str, Observation]:
+    """Observations as JSON lines in the shape of ``hubcam score --json``, keyed by image file name."""
     predictions = {}
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
-            uncertain = set(item.get("uncertain", []))
-            tiles = tuple(
-                PredictedTile(
-                    np.array(tile["corners"], dtype=np.float32),
-                    None if tile.get("pips") is None else (int(tile["pips"][0]), int(tile["pips"][1])),
-                    float(tile.get("confidence", 1.0)),
-                    index in uncertain,
-                    str(tile.get("why", "")),
-                )
-                for index, tile in enumerate(item.get("tiles", []))
-            )
-            predictions[Path(item["image"]).name] = Prediction(
-                tiles,
-                item.get("total"),
-                tuple(tuple(chain) for chain in item["chains"]) if "chains" in item else None,
-                tuple(item["flags"]) if "flags" in item else None,
-                item.get("timings_ms", {}),
-                item.get("error"),
-            )
+            predictions[Path(item["image"]).name] = Observation.from_json(item)
         except (ValueError, KeyError, TypeError, IndexError) as error:
             raise ValueError(f"{path}, line {number}: cannot read prediction ({error})") from None
     return predictions
@@ -208,7 +186,7 @@ def badness(score: ImageScore) -> tuple[int, int, int]:
     return (int(score.error is not None), misses + (score.halves - score.halves_right), total_error)
 
 
-def worst_sheet(kept: list[tuple[LabelledImage, Prediction, ImageScore]], count: int) -> np.ndarray:
+def worst_sheet(kept: list[tuple[LabelledImage, Observation, ImageScore]], count: int) -> np.ndarray:
     chosen = sorted(kept, key=lambda item: badness(item[2]), reverse=True)[:count]
     overlays, captions = [], []
     for label, prediction, score in chosen:
@@ -218,7 +196,7 @@ def worst_sheet(kept: list[tuple[LabelledImage, Prediction, ImageScore]], count:
     return contact_sheet(overlays, captions)
 
 
-def overlay(label: LabelledImage, prediction: Prediction) -> np.ndarray:
+def overlay(label: LabelledImage, prediction: Observation) -> np.ndarray:
     """The photo with labels (green) and predictions (magenta; red when unmatched)."""
     try:
         image = read_image(label.path)

@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.tiles import SET_SIZES
 from vision.geometry import halves_in_frame_each
+from vision.observation import Reason
 from vision.onnx_session import as_input, cpu_session
 from vision.read.halves import cut_halves
 
@@ -99,7 +100,7 @@ more real half wrong through the whole pipeline (benchmarks/reader_confidence.py
 two on labelled corners)."""
 
 
-BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE = "beyond the frame", "a half holds no count", "read unsure"
+BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE = Reason.BEYOND_FRAME, Reason.NO_COUNT, Reason.READ_UNSURE
 """Why a reading is uncertain: a half lies too far beyond the photo's edge (READ_IN_FRAME), the
 counter says a half holds no count (a printed back's: NO_COUNT), or a half is read less surely than
 MIN_CONFIDENCE."""
@@ -109,12 +110,12 @@ MIN_CONFIDENCE."""
 class Reading:
     pips: tuple[int, int]
     confidence: tuple[float, float]
-    why: str = ""
-    """Why it is uncertain (BEYOND_FRAME, HOLDS_NO_COUNT or UNSURE, the first that holds); "" when not."""
+    why: Reason | None = None
+    """Why it is uncertain (BEYOND_FRAME, HOLDS_NO_COUNT or UNSURE, the first that holds); None when not."""
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.why)
+        return self.why is not None
 
 
 class PipReader:
@@ -171,7 +172,7 @@ class PipReader:
         readings = []
         for (first, second), sure, cut, blank in zip(*pairs, beyond, refused, strict=True):  # Python numbers: cheaper
             unsure = min(sure) < self.min_confidence  # a half holding no count is read at 0: unsure too
-            why = BEYOND_FRAME if cut else (HOLDS_NO_COUNT if blank else UNSURE) if unsure else ""
+            why = BEYOND_FRAME if cut else (HOLDS_NO_COUNT if blank else UNSURE) if unsure else None
             readings.append(Reading((first, second), (sure[0], sure[1]), why))
         return readings
 

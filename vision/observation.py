@@ -1,0 +1,222 @@
+"""What vision saw in one photo: a sighting per tile, and the photo's observation of them all.
+
+The one result type of vision: ``hubcam score`` prints it, ``hubcam eval --predictions`` reads it
+back, and the table reader, the video watcher and the service build on it. Evaluation imports
+this module, never the reverse.
+
+>>> corners = [[0, 0], [0, 40], [80, 40], [80, 0]]
+>>> seen = Observation((Sighting(np.array(corners), (6, 3), 0.91), Sighting(np.array(corners), (2, 2), 0.3,
+...     Reason.READ_UNSURE)), width=640, height=480)
+>>> seen.total, seen.uncertain
+(9, [1])
+>>> Observation.from_json(seen.to_json("hand.jpg")) == seen
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from engine.tiles import Tile
+
+
+class Reason(StrEnum):
+    """Why a tile found is left out of the total as uncertain (the JSON's ``reason``)."""
+
+    BEYOND_FRAME = "beyond_frame"
+    READ_UNSURE = "read_unsure"
+    NO_COUNT = "no_count"
+    ODD_SHAPE = "odd_shape"
+    PART_OF_TILE = "part_of_tile"
+    OTHER_POSE = "other_pose"
+    ACROSS_TWO = "across_two"
+    FOUND_UNSURELY = "found_unsurely"
+    READ_ALIKE = "read_alike"
+
+    @property
+    def message(self) -> str:
+        """The reason as a person reads it in ``hubcam score``'s table."""
+        return _MESSAGES[self]
+
+    @property
+    def word(self) -> str:
+        """The reason in a word, as an overlay writes it after a "?"."""
+        return _WORDS[self]
+
+
+_MESSAGES = {
+    Reason.BEYOND_FRAME: "beyond the frame",
+    Reason.READ_UNSURE: "read unsure",
+    Reason.NO_COUNT: "a half holds no count",
+    Reason.ODD_SHAPE: "not a tile's shape",
+    Reason.PART_OF_TILE: "part of a tile",
+    Reason.OTHER_POSE: "seen face down or standing",
+    Reason.ACROSS_TWO: "across two tiles",
+    Reason.FOUND_UNSURELY: "found unsurely",
+    Reason.READ_ALIKE: "read as a surer tile",
+}
+_WORDS = {
+    Reason.BEYOND_FRAME: "edge",
+    Reason.READ_UNSURE: "unsure",
+    Reason.NO_COUNT: "no count",
+    Reason.ODD_SHAPE: "shape",
+    Reason.PART_OF_TILE: "part",
+    Reason.OTHER_POSE: "pose",
+    Reason.ACROSS_TWO: "across",
+    Reason.FOUND_UNSURELY: "box",
+    Reason.READ_ALIKE: "twin",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Sighting:
+    """One tile found in a photo."""
+
+    corners: np.ndarray
+    """``(4, 2)`` float32 pixels; corners[0]->corners[1] is the short edge at the end of ``pips[0]``."""
+    pips: tuple[int, int] | None
+    """The halves as read, in the corners' order; None where nothing was read."""
+    confidence: float = 1.0
+    reason: Reason | None = None
+    """Why it is left out of the total as uncertain; None when it is counted."""
+    cut: bool = False
+    """Whether the photo's frame cuts it."""
+
+    @property
+    def uncertain(self) -> bool:
+        return self.reason is not None
+
+    @property
+    def tile(self) -> Tile | None:
+        """The domino read, unordered as the engine compares tiles."""
+        return None if self.pips is None else Tile(*self.pips)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sighting):
+            return NotImplemented
+        return (
+            np.allclose(self.corners, other.corners, atol=0.05)
+            and (self.pips, self.reason, self.cut) == (other.pips, other.reason, other.cut)
+            and abs(self.confidence - other.confidence) < 5e-4
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "pips": list(self.pips) if self.pips else None,
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(self.confidence, 3),
+        }
+        if self.cut:
+            entry["cut"] = True
+        if self.reason is not None:
+            entry["reason"] = self.reason.value
+        return entry
+
+    @classmethod
+    def from_json(cls, entry: Mapping[str, Any]) -> Sighting:
+        pips = entry.get("pips")
+        corners = np.array(entry["corners"], dtype=np.float32)
+        if corners.shape != (4, 2):
+            raise ValueError(f"a tile's corners must be 4 points [x, y], got shape {corners.shape}")
+        reason = entry.get("reason")
+        return cls(
+            corners,
+            None if pips is None else (int(pips[0]), int(pips[1])),
+            float(entry.get("confidence", 1.0)),
+            None if reason is None else _reason(reason),
+            bool(entry.get("cut", False)),
+        )
+
+
+def _reason(code: str) -> Reason:
+    try:
+        return Reason(code)
+    except ValueError:
+        known = ", ".join(reason.value for reason in Reason)
+        raise ValueError(f"unknown reason {code!r} (expected one of {known})") from None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What was seen in one photo (the shape of ``hubcam score --json``)."""
+
+    tiles: tuple[Sighting, ...]
+    width: int = 0
+    height: int = 0
+    chains: tuple[tuple[int, ...], ...] | None = None
+    """Lines of play, each as indices into ``tiles`` (table photos only)."""
+    flags: tuple[dict[str, object], ...] | None = None
+    """RULES.md section 8's flags (table photos only)."""
+    timings_ms: dict[str, float] = field(default_factory=dict, compare=False)
+    error: str | None = None
+
+    @property
+    def total(self) -> int | None:
+        """The pips on every tile counted (not uncertain); None where the photo could not be read."""
+        if self.error is not None:
+            return None
+        return sum(sum(tile.pips) for tile in self.tiles if tile.pips and not tile.uncertain)
+
+    @property
+    def uncertain(self) -> list[int]:
+        """The indices of the tiles left out of the total."""
+        return [index for index, tile in enumerate(self.tiles) if tile.uncertain]
+
+    def with_decode(self, decode_ms: float) -> Observation:
+        """The same, its timings with the photo's decoding added in front and to the total."""
+        timings = {"decode": decode_ms, **self.timings_ms, "total": decode_ms + self.timings_ms.get("total", 0.0)}
+        return replace(self, timings_ms=timings)
+
+    def twin_of(self, index: int) -> int | None:
+        """For a tile left out as read like a surer one (``Reason.READ_ALIKE``), that counted tile's index."""
+        tile = self.tiles[index]
+        if tile.reason is not Reason.READ_ALIKE or tile.tile is None:
+            return None
+        return next(
+            (other for other, seen in enumerate(self.tiles) if not seen.uncertain and seen.tile == tile.tile), None
+        )
+
+    def to_json(self, image: str, timings: bool = False) -> dict[str, Any]:
+        """The JSON object ``hubcam score --json`` prints for the photo at ``image``."""
+        if self.error is not None:
+            return {"image": image, "error": self.error}
+        result: dict[str, Any] = {
+            "image": image,
+            "width": self.width,
+            "height": self.height,
+            "tiles": [tile.to_json() for tile in self.tiles],
+            "total": self.total,
+            "uncertain": self.uncertain,
+        }
+        if self.chains is not None:
+            result["chains"] = [list(chain) for chain in self.chains]
+        if self.flags is not None:
+            result["flags"] = list(self.flags)
+        if timings:
+            result["timings_ms"] = {stage: round(ms, 1) for stage, ms in self.timings_ms.items()}
+        return result
+
+    @classmethod
+    def from_json(cls, item: Mapping[str, Any]) -> Observation:
+        """The observation ``to_json`` wrote (``ValueError`` naming what is wrong otherwise)."""
+        try:
+            tiles = tuple(Sighting.from_json(tile) for tile in item.get("tiles", []))
+            uncertain = set(item.get("uncertain", []))
+            if uncertain != {index for index, tile in enumerate(tiles) if tile.uncertain}:
+                raise ValueError("'uncertain' must list exactly the tiles that give a reason")
+            return cls(
+                tiles,
+                int(item.get("width", 0)),
+                int(item.get("height", 0)),
+                tuple(tuple(chain) for chain in item["chains"]) if "chains" in item else None,
+                tuple(item["flags"]) if "flags" in item else None,
+                dict(item.get("timings_ms", {})),
+                item.get("error"),
+            )
+        except (KeyError, TypeError, IndexError) as error:
+            raise ValueError(f"not an observation: {error!r}") from None
