@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from api.parsing import Parser, made, output_file, output_folder, version
 from engine import PRESETS, LogError, Rules, RulesError, referee
 from engine.game import play_rounds, round_score
 from engine.referee import moves_to_log
@@ -64,10 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # e.g. `hubcam referee log.json | head`
         return 0
+    except OSError as error:  # a write refused after the paths were checked (a full disk, say)
+        print(f"hubcam {args.command}: error: {error}", file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hubcam", description="A computer-vision assistant for Mexican Train.")
+    parser = Parser(prog="hubcam", description="A computer-vision assistant for Mexican Train.")
+    parser.add_argument("--version", action="version", version=f"hubcam {version()}")
     verbs = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ref = verbs.add_parser("referee", help="judge every event of a round's log (RULES.md 7)")
@@ -92,16 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="'random' or 'greedy', or one per seat joined by commas (e.g. greedy,random)",
     )
-    sim.add_argument("--json", type=Path, metavar="FILE", help="also write the scoresheet as JSON")
-    sim.add_argument("--csv", type=Path, metavar="FILE", help="also write the scoresheet as CSV")
-    sim.add_argument("--logs", type=Path, metavar="DIR", help="write each round's referee log to DIR")
+    sim.add_argument("--json", type=output_file, metavar="FILE", help="also write the scoresheet as JSON")
+    sim.add_argument("--csv", type=output_file, metavar="FILE", help="also write the scoresheet as CSV")
+    sim.add_argument("--logs", type=output_folder, metavar="DIR", help="write each round's referee log to DIR")
     sim.set_defaults(run=run_simulate)
 
     synth = verbs.add_parser("synth", help="render synthetic table photos with exact labels")
     synth.add_argument("--kind", choices=["hand", "table"], required=True, help="hands of tiles, or tables in play")
     synth.add_argument("--n", type=int, required=True, help="how many images")
     synth.add_argument("--seed", type=int, default=0, help="set seed (default 0): same seed, same images")
-    synth.add_argument("--out", type=Path, required=True, help="folder to write (re-running resumes)")
+    synth.add_argument("--out", type=output_folder, required=True, help="folder to write (re-running resumes)")
     synth.add_argument("--size", default="1280x960", help="image size WIDTHxHEIGHT (default 1280x960)")
     synth.add_argument("--workers", type=int, default=2, help="processes rendering in parallel (default 2)")
     synth.add_argument(
@@ -124,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         "format", choices=["yolo-obb", "crops"], help="an Ultralytics OBB dataset, or tile and half crops"
     )
     export.add_argument("sources", nargs="+", type=Path, help="folders of labelled images (synthetic sets, real sets)")
-    export.add_argument("--out", type=Path, required=True, help="folder to write")
+    export.add_argument("--out", type=output_folder, required=True, help="folder to write")
     export.add_argument("--val", type=float, default=0.1, help="share of images for validation (yolo-obb)")
     export.set_defaults(run=run_export)
 
@@ -133,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
         "photos", nargs="+", type=Path, help="JPEG or PNG photos, or folders of them (each photo directly inside)"
     )
     score.add_argument("--json", action="store_true", help="one JSON line per photo")
-    score.add_argument("--overlay", type=Path, metavar="DIR", help="write each photo with its tiles drawn on")
+    score.add_argument(
+        "--overlay", type=output_folder, metavar="DIR", help="write each photo with its tiles drawn on"
+    )
     score.add_argument(
         "--set", type=int, choices=[6, 9, 12, 15, 18], default=None,
         help="the set's highest double (default: the smallest set that holds every count read with confidence)",
@@ -231,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
         "verdict: the refiner to teach (default the bundled one)",
     )  # fmt: skip
     train.add_argument(
-        "--out", type=Path,
+        "--out", type=output_folder,
         help="model folder (default models/tile-detector, pip-counter, tile-verifier or box-refiner; verdict: "
         "box-refiner)",
     )  # fmt: skip
@@ -269,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--refiner", type=Path, metavar="ONNX", help="a box refiner to run instead of the bundled one (a candidate)"
     )
-    ev.add_argument("--out", type=Path, help="report folder (default out/eval/<name>)")
+    ev.add_argument("--out", type=output_folder, help="report folder (default out/eval/<name>)")
     ev.add_argument("--limit", type=int, help="only the first N images")
     ev.add_argument("--worst", type=int, default=12, help="images in the overlay contact sheet (default 12)")
     ev.set_defaults(run=run_eval)
@@ -315,13 +322,13 @@ def run_simulate(args: argparse.Namespace) -> int:
     overrides = dict(_parse_rule(text) for text in args.rule)
     if args.set is not None:
         overrides.setdefault("set", args.set)
-    rules = Rules.preset(args.preset, args.players, **overrides)
+    rules = _rules_for_table(args.preset, args.players, overrides)
     strategies = args.strategy.split(",")
     unknown = [name for name in strategies if name not in ("random", "greedy")]
     if unknown:
         raise UsageError(f"unknown strategy: {unknown[0]!r} (expected random or greedy)")
     if args.logs:
-        args.logs.mkdir(parents=True, exist_ok=True)
+        made(args.logs)
     scores = []
     for played in play_rounds(rules, args.seed, strategies):
         scores.append(round_score(played))
@@ -335,6 +342,24 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.csv:
         args.csv.write_text(sheet.to_csv())
     return 0
+
+
+def _rules_for_table(preset: str, players: int, overrides: dict[str, Any]) -> Rules:
+    """The preset's rules for ``players`` seats; where its set has no standard hand size for them
+    (RULES.md 1) and neither the set nor the hand size was given, the smallest set that has one."""
+    from engine.rules import standard_hand_size
+
+    try:
+        return Rules.preset(preset, players, **overrides)
+    except RulesError as error:
+        if "hand_size is required" not in str(error):
+            raise
+        sets = [size for size in sorted(HAND_SIZES) if standard_hand_size(size, players) is not None]
+        if "set" in overrides or "hand_size" in overrides or not sets:
+            choices = " or ".join(f"--set {size}" for size in sets)
+            raise UsageError(f"{error}: give {choices + ', or ' if sets else ''}--rule hand_size=N") from None
+    print(f"note: {players} players need a larger set than the preset's; playing double-{sets[0]}", file=sys.stderr)
+    return Rules.preset(preset, players, **overrides, set=sets[0])
 
 
 def run_synth(args: argparse.Namespace) -> int:
@@ -482,7 +507,7 @@ def run_score(args: argparse.Namespace) -> int:
 
     scorer = _with_models(HandScorer, highest=args.set)
     if args.overlay:
-        args.overlay.mkdir(parents=True, exist_ok=True)
+        made(args.overlay)
     failed = 0
     overlays: set[str] = set()
     for path in with_progress(photos_in(args.photos)):
@@ -497,6 +522,12 @@ def run_score(args: argparse.Namespace) -> int:
             continue
         decode_ms = (time.perf_counter() - start) * 1000
         seen = scorer(image).with_decode(decode_ms)
+        if seen.over_set:
+            print(
+                f"hubcam score: warning: {path}: {seen.over_set} tiles read surely as more pips than double-{args.set} "
+                "holds: is the set larger?",
+                file=sys.stderr,
+            )
         if args.json:
             print(json.dumps(seen.to_json(str(path), args.timings)))
         else:

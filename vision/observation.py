@@ -154,6 +154,8 @@ class Observation:
     """RULES.md section 8's flags (table photos only)."""
     timings_ms: dict[str, float] = field(default_factory=dict, compare=False)
     error: str | None = None
+    over_set: int = 0
+    """How many tiles were read surely as more pips than the set given allows (a hint that it is larger)."""
 
     @property
     def total(self) -> int | None:

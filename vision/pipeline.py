@@ -578,7 +578,8 @@ class HandScorer:
             "pips": (done - detected) * 1000,
             "total": (done - start) * 1000,
         }
-        return Observation(tiles, *frame, timings_ms=timings)
+        over_set = sum(reading.over_set for reading in readings)
+        return Observation(tiles, *frame, timings_ms=timings, over_set=over_set)
 
 
 def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier | BoxRefiner:

@@ -112,6 +112,9 @@ class Reading:
     confidence: tuple[float, float]
     why: Reason | None = None
     """Why it is uncertain (BEYOND_FRAME, HOLDS_NO_COUNT or UNSURE, the first that holds); None when not."""
+    over_set: bool = False
+    """Whether a half was read surely (SURE) as more pips than the set given allows: the photo
+    says the set is larger."""
 
     @property
     def uncertain(self) -> bool:
@@ -161,6 +164,7 @@ class PipReader:
             highest = likely_set(probabilities)
         no_count = probabilities[:, COUNTS:].sum(axis=1)  # a cut half's or a back's (0 for a counter without)
         probabilities = probabilities[:, :COUNTS] / np.maximum(1 - no_count, 1e-9)[:, None]
+        over_set = ((probabilities.argmax(axis=1) > highest) & (probabilities.max(axis=1) >= SURE)).reshape(-1, 2)
         probabilities[:, highest + 1 :] = 0.0  # an impossible count is never the answer ...
         counts = probabilities.argmax(axis=1)
         uncountable = no_count >= NO_COUNT
@@ -170,10 +174,11 @@ class PipReader:
         beyond = (~halves_in_frame_each(corners, width, height, self.in_frame)).tolist()
         refused = uncountable.reshape(-1, 2).any(axis=1).tolist()
         readings = []
-        for (first, second), sure, cut, blank in zip(*pairs, beyond, refused, strict=True):  # Python numbers: cheaper
+        over = over_set.any(axis=1).tolist()
+        for (first, second), sure, cut, blank, above in zip(*pairs, beyond, refused, over, strict=True):  # cheaper
             unsure = min(sure) < self.min_confidence  # a half holding no count is read at 0: unsure too
             why = BEYOND_FRAME if cut else (HOLDS_NO_COUNT if blank else UNSURE) if unsure else None
-            readings.append(Reading((first, second), (sure[0], sure[1]), why))
+            readings.append(Reading((first, second), (sure[0], sure[1]), why, above))
         return readings
 
 
