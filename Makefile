@@ -30,7 +30,7 @@ run: $(BIN)/hubcam
 	@echo "referee report: out/referee-round-00.json; logs: out/logs/; scoresheet: out/scoresheet.csv"
 
 test: $(VENV)/.dev
-	$(BIN)/ruff check engine api vision calibration tests benchmarks
+	$(BIN)/ruff check engine api vision calibration models tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest
 

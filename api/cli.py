@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "model", choices=["detector", "pips", "verifier", "refiner", "verdict"],
         help="the tile detector, pip counter, tile verifier or box refiner; verdict: the refiner taught to say "
-        "whether its box is one tile (a head on its features, in the verifier's place: vision.detect.train_verdict)",
+        "whether its box is one tile (a head on its features, in the verifier's place: vision.train.verdict)",
     )  # fmt: skip
     train.add_argument("--sets", type=Path, nargs="*", default=[], help="detector: synthetic sets to train on")
     train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
@@ -208,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--strided-stem", action="store_true",
         help="verifier, pips, refiner: the first convolution steps two pixels instead of pooling after (faster; "
-        "vision.smallnet.small_cnn)",
+        "vision.train.smallnet.small_cnn)",
     )  # fmt: skip
     train.add_argument(
         "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
@@ -464,10 +464,11 @@ def _pipeline(name: str, models: dict[str, Path]) -> Any:
             raise UsageError(
                 "the baseline runs no models: --counter, --detector, --verifier and --refiner are for hubcam's"
             )
-        from vision.baseline import read_tiles
+        from vision.eval.baseline import read_tiles
 
         return read_tiles
-    from vision.pipeline import HandScorer, PipsOnTrueCorners
+    from vision.eval.oracle import PipsOnTrueCorners
+    from vision.pipeline import HandScorer
 
     if name == "pips-on-true-corners":
         if {"detector", "verifier", "refiner"} & set(models):
@@ -642,15 +643,15 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
         if args.model == "pips":
-            from vision.read.train_counter import CounterRecipe, train_and_export
+            from vision.train.counter import CounterRecipe, train_and_export
         elif args.model == "verifier":
-            from vision.detect.train_verifier import VerifierRecipe
+            from vision.train.verifier import VerifierRecipe
         elif args.model == "refiner":
-            from vision.detect.train_refiner import RefinerRecipe
+            from vision.train.refiner import RefinerRecipe
         elif args.model == "verdict":
-            from vision.detect.train_verdict import VerdictRecipe
+            from vision.train.verdict import VerdictRecipe
         else:
-            from vision.detect.train import Recipe
+            from vision.train.detector import Recipe
     except ImportError as error:
         raise UsageError(f"training needs the train extra ({error.name} is missing): make train-deps") from None
     if args.model == "pips":
@@ -694,7 +695,7 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError("--least-count trains a counter of high halves only, which is not bundled: give --out")
         return trained(train_and_export, args.out or Path("models/pip-counter"), recipe, args.resume)
     if args.model == "verifier":
-        from vision.detect import train_verifier
+        from vision.train import verifier as train_verifier
 
         if args.printed_backs is not None and not 0 <= args.printed_backs <= 1:
             raise UsageError(f"--printed-backs is a share of sets, 0 to 1 (got {args.printed_backs})")
@@ -717,7 +718,7 @@ def run_train(args: argparse.Namespace) -> int:
             train_verifier.train_and_export, args.out or Path("models/tile-verifier"), verifier_recipe, args.resume
         )
     if args.model == "refiner":
-        from vision.detect import train_refiner
+        from vision.train import refiner as train_refiner
 
         refiner_recipe = RefinerRecipe(
             scenes=args.scenes or RefinerRecipe.scenes,
@@ -733,7 +734,7 @@ def run_train(args: argparse.Namespace) -> int:
             train_refiner.train_and_export, args.out or Path("models/box-refiner"), refiner_recipe, args.resume
         )
     if args.model == "verdict":
-        from vision.detect import train_verdict
+        from vision.train import verdict as train_verdict
 
         verdict_recipe = VerdictRecipe(
             scenes=args.scenes or VerdictRecipe.scenes,
@@ -748,7 +749,7 @@ def run_train(args: argparse.Namespace) -> int:
         )
     if not args.sets:
         raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")
-    from vision.detect.train import train_detector
+    from vision.train.detector import train_detector
 
     seed = Recipe.seed if args.seed is None else args.seed
     recipe = Recipe(

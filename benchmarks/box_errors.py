@@ -8,7 +8,7 @@ tile it finds, measures its box against the true corners in the tile's own frame
 centre's shift along and across the tile (as shares of its width), the box's length and
 width against the tile's, and its turn. Then it says how often tiles are misread in each band
 of length, and draws the same measures from the counter's training jitter
-(``vision.read.train_counter.loosen``) for comparison: whatever the boxes do that training
+(``vision.train.counter.loosen``) for comparison: whatever the boxes do that training
 never shows is where the reader goes wrong. Writes ``benchmarks/results/box_errors.json`` and
 ``.md``.
 """
@@ -26,7 +26,7 @@ from benchmarks.report import write_report
 from vision.data.real import iter_images, load_folder
 from vision.eval.metrics import aligned_halves, face_up_matches, in_label_order
 from vision.pipeline import HandScorer
-from vision.read.train_counter import loosen
+from vision.train.counter import loosen
 
 MEASURES = ("shift_along", "shift_across", "length", "width", "turn")
 LENGTH_BANDS = ((0.0, 0.9), (0.9, 1.1), (1.1, 1.2), (1.2, 1.3), (1.3, np.inf))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from models import COUNTER, DETECTOR, REFINER
 from vision.onnx_session import repository_path
-from vision.pipeline import COUNTER, DETECTOR, OWN_VERDICT, REFINER
+from vision.pipeline import OWN_VERDICT
 
 BUNDLED: dict[str, Path | str] = {"detector": DETECTOR, "counter": COUNTER, "verifier": OWN_VERDICT, "refiner": REFINER}
 """Each role's bundled model (the keyword ``vision.pipeline.HandScorer`` takes it by): the verifier's is the

@@ -38,11 +38,11 @@ from benchmarks.report import write_report
 from vision.data.labels import FACE_UP
 from vision.data.real import box_labelled, iter_images, load_folder, pip_labelled
 from vision.detect.onnx_obb import FACE_UP_CLASS, OBBDetector
-from vision.detect.train import REPO, Recipe, export_onnx, train, write_card
 from vision.eval.metrics import match_tiles, wilson
 from vision.geometry import upright_box
 from vision.synth.dataset import export_yolo_obb, write_set
 from vision.synth.scene import FULL, SceneOptions
+from vision.train.detector import REPO, Recipe, export_onnx, train, write_card
 
 WORK = REPO / "out" / "detector-realism"
 VARIANTS: dict[str, SceneOptions] = {

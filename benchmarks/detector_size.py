@@ -23,9 +23,10 @@ import numpy as np
 
 from benchmarks.choosing import photo_sets, table_head, table_row
 from benchmarks.report import write_report
+from models import DETECTOR
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import score_image, summarise
-from vision.pipeline import DETECTOR, DETECTOR_SIZE, HandScorer
+from vision.pipeline import DETECTOR_SIZE, HandScorer
 
 SIZES = (320, 384, 416, 448, 480, 512, 576)
 TOTAL_TIE = 0.01

@@ -19,10 +19,11 @@ import time
 
 from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_head, table_row
 from benchmarks.report import write_report
+from models import DETECTOR
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import OBBDetector
 from vision.eval.metrics import match_tiles
-from vision.pipeline import DETECTOR, DETECTOR_SIZE, FACE_UP_CLASS
+from vision.pipeline import DETECTOR_SIZE, FACE_UP_CLASS
 
 OVERLAPS = (0.5, 0.3, 0.15)
 CONFIDENCES = (0.25, 0.35, 0.45, 0.55)

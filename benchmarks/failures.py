@@ -29,8 +29,9 @@ from benchmarks.report import write_report
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.data.real import iter_images, load_folder, pip_labelled
 from vision.eval.metrics import face_up_matches, in_label_order, polygon_iou
+from vision.eval.oracle import PipsOnTrueCorners
 from vision.observation import Observation, Sighting
-from vision.pipeline import HandScorer, PipsOnTrueCorners
+from vision.pipeline import HandScorer
 
 CAUSES = ("missed", "extra", "counted_though_cut", "uncertain", "misread")
 

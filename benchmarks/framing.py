@@ -23,10 +23,11 @@ import numpy as np
 
 from benchmarks.report import write_report
 from calibration.table_plane import border_colour
+from models import DETECTOR
 from vision.data.real import iter_images, pip_labelled
 from vision.detect.onnx_obb import FACE_UP_CLASS, OBBDetector
 from vision.eval.metrics import match_tiles, wilson
-from vision.pipeline import DETECTOR, DETECTOR_SIZE
+from vision.pipeline import DETECTOR_SIZE
 
 
 def shrink(image_bgr: np.ndarray, factor: float) -> tuple[np.ndarray, float, np.ndarray]:

@@ -27,9 +27,9 @@ from typing import Any
 
 from benchmarks.choosing import photo_sets, table_head, table_row
 from benchmarks.report import write_report
+from models import COUNTER
 from vision.data.labels import FACE_UP
 from vision.geometry import HALF_IN_FRAME
-from vision.pipeline import COUNTER
 from vision.read.pip_reader import MIN_CONFIDENCE, RECHECK, REREAD_VIEWS, PipReader, Reading
 
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)

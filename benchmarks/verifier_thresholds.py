@@ -32,11 +32,12 @@ import numpy as np
 
 from benchmarks.choosing import F1_TIE, Rates, best, photo_sets, rates, table_head, table_row
 from benchmarks.report import write_report
+from models import DETECTOR
 from vision.data.labels import FACE_UP
 from vision.detect.onnx_obb import FACE_UP_CLASS, OBBDetector
 from vision.detect.verify import Weighing, choose_tiles
 from vision.eval.metrics import match_tiles
-from vision.pipeline import DETECTOR, DETECTOR_SIZE, OWN_VERDICT, PROPOSAL_NMS_IOU, WEIGHING, judge_of
+from vision.pipeline import DETECTOR_SIZE, OWN_VERDICT, PROPOSAL_NMS_IOU, WEIGHING, judge_of
 
 PROPOSALS = (0.01, 0.02, 0.05, 0.1)
 WEIGHTS = (0.5, 0.67, 0.8, 0.9)

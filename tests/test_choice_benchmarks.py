@@ -42,7 +42,7 @@ def test_the_size_test_leaves_out_a_box_over_part_of_a_tile_and_is_chosen_for_it
 
 def test_detector_realism_keeps_earlier_rows_of_the_same_recipe_only(tmp_path, monkeypatch):
     import benchmarks.detector_realism as realism
-    from vision.detect.train import Recipe
+    from vision.train.detector import Recipe
 
     recipe = Recipe(imgsz=320, epochs=20)
     earlier = {

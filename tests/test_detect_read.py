@@ -290,7 +290,7 @@ def test_exif_orientation_is_applied_like_cv2_imread():
 
 def test_loosened_corners_stay_on_the_tile_but_move():
     from vision.eval.metrics import polygon_iou
-    from vision.read.train_counter import loosen
+    from vision.train.counter import loosen
 
     tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
     rng = np.random.default_rng(0)
@@ -304,7 +304,7 @@ def test_loosened_corners_stay_on_the_tile_but_move():
 
 
 def test_an_overrun_box_runs_past_one_end_only():
-    from vision.read.train_counter import overrun
+    from vision.train.counter import overrun
 
     tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
     rng = np.random.default_rng(0)
@@ -320,8 +320,8 @@ def test_an_overrun_box_runs_past_one_end_only():
 
 
 def test_overshoot_changes_the_boxes_taught_but_not_the_counts():
-    from vision.read.train_counter import CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
+    from vision.train.counter import CounterRecipe, HalvesJob, scene_halves
 
     halves, counts = scene_halves(HalvesJob(17, FULL))
     overrun_halves, overrun_counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(overshoot=1.0)))
@@ -330,7 +330,7 @@ def test_overshoot_changes_the_boxes_taught_but_not_the_counts():
 
 
 def test_a_slid_box_moves_along_the_tile_either_way_and_never_grows():
-    from vision.read.train_counter import slid
+    from vision.train.counter import slid
 
     tile = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
     rng, moved_ways = np.random.default_rng(3), set()
@@ -345,8 +345,8 @@ def test_a_slid_box_moves_along_the_tile_either_way_and_never_grows():
 
 
 def test_back_shift_slides_only_the_boxes_of_printed_backs():
-    from vision.read.train_counter import BACK, BACK_SCENE, CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
+    from vision.train.counter import BACK, BACK_SCENE, CounterRecipe, HalvesJob, scene_halves
 
     sliding = CounterRecipe(back_shift=1.0)
     plain, slid_plain = scene_halves(HalvesJob(17, FULL)), scene_halves(HalvesJob(17, FULL, sliding))
@@ -359,7 +359,7 @@ def test_back_shift_slides_only_the_boxes_of_printed_backs():
 
 
 def test_a_cut_tile_is_taught_as_the_detector_finds_it():
-    from vision.read.train_counter import CUT, as_found, half_classes
+    from vision.train.counter import CUT, as_found, half_classes
 
     tile = np.array([[-30, 60], [-30, 20], [50, 20], [50, 60]], np.float32)  # its first half mostly beyond x = 0
     found = as_found(tile, 200, 100)
@@ -374,8 +374,8 @@ def test_a_cut_tile_is_taught_as_the_detector_finds_it():
 
 
 def test_cut_tiles_are_taught_only_when_asked():
-    from vision.read.train_counter import CUT, CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
+    from vision.train.counter import CUT, CounterRecipe, HalvesJob, scene_halves
 
     # a hand with a tile the frame cuts
     halves, counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(cut_tiles=True)))
@@ -385,8 +385,8 @@ def test_cut_tiles_are_taught_only_when_asked():
 
 
 def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
-    from vision.read.train_counter import BACK, BACK_SCENE, HalvesJob, scene_halves
     from vision.synth.scene import make_scene
+    from vision.train.counter import BACK, BACK_SCENE, HalvesJob, scene_halves
 
     seed = next(seed for seed in range(100) if make_scene("hand", seed, BACK_SCENE).style.back_print)
     scene = make_scene("hand", seed, BACK_SCENE)
@@ -398,7 +398,7 @@ def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
 
 
 def test_halves_with_a_pip_washed_out_are_taught_as_no_count_only_when_asked():
-    from vision.read.train_counter import GLARE_SCENE, HIDDEN, CounterRecipe, HalvesJob, scene_halves
+    from vision.train.counter import GLARE_SCENE, HIDDEN, CounterRecipe, HalvesJob, scene_halves
 
     seed = 10
     halves, counts = scene_halves(HalvesJob(seed, GLARE_SCENE, CounterRecipe(hidden=True)))
@@ -409,8 +409,8 @@ def test_halves_with_a_pip_washed_out_are_taught_as_no_count_only_when_asked():
 
 
 def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
-    from vision.read.train_counter import CounterRecipe, HalvesJob, scene_halves
     from vision.synth.scene import FULL
+    from vision.train.counter import CounterRecipe, HalvesJob, scene_halves
 
     halves, counts = scene_halves(HalvesJob(17, FULL))
     high_halves, high_counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(half_px=64, least_count=4)))
@@ -420,7 +420,7 @@ def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
 
 def test_a_counter_recipe_builds_the_network_of_its_widths():
     torch = pytest.importorskip("torch")  # the train extra
-    from vision.read.train_counter import COUNTS, build_model
+    from vision.train.counter import COUNTS, build_model
 
     model = build_model(COUNTS, (16, 16, 64, 64))
     convolutions = [layer for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)]
@@ -518,10 +518,10 @@ def test_points_in_quads_whichever_way_round():
 def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same(tmp_path: Path):
     torch = pytest.importorskip("torch")  # the train extra
     pytest.importorskip("ultralytics")
-    from vision.detect.from_onnx import rebuild, save_checkpoint
-    from vision.detect.train import _offline_ultralytics
     from vision.onnx_session import cpu_session
     from vision.synth.dataset import OBB_NAMES
+    from vision.train.detector import _offline_ultralytics
+    from vision.train.from_onnx import rebuild, save_checkpoint
 
     export = Path(__file__).resolve().parents[1] / "models" / "tile-detector" / "model.onnx"
     rng = np.random.default_rng(0)
@@ -548,7 +548,7 @@ def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same
 def test_a_gentle_detector_run_asks_ultralytics_for_adamw_at_its_rate_without_warm_up(
     monkeypatch, tmp_path, lr0, asked
 ):
-    import vision.detect.train as train_module
+    import vision.train.detector as train_module
 
     calls = []
 
@@ -571,7 +571,7 @@ def test_the_reader_on_labelled_corners_reads_the_face_up_tiles_alone():
     its halves sway the set judged from the photo."""
     from vision.data.labels import FACE_DOWN, STANDING, LabelledImage, LabelledTile
     from vision.eval.metrics import square
-    from vision.pipeline import PipsOnTrueCorners
+    from vision.eval.oracle import PipsOnTrueCorners
 
     image = np.full((200, 300, 3), 90, np.uint8)
     tile = np.array([[20, 60], [20, 20], [100, 20], [100, 60]], np.float32)

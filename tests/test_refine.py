@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from models import REFINER
 from vision.data.labels import FACE_UP
 from vision.detect.refine import (
     CROP_SHAPE,
@@ -20,10 +21,9 @@ from vision.detect.refine import (
     offsets_to_corners,
     through_each,
 )
-from vision.detect.train_refiner import FARTHEST, RefinerRecipe, match_boxes, view_boxes
-from vision.detect.train_verifier import rectangle
-from vision.pipeline import REFINER
 from vision.synth.scene import FULL, make_scene, render
+from vision.train.refiner import FARTHEST, RefinerRecipe, match_boxes, view_boxes
+from vision.train.verifier import rectangle
 
 TILE = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
 
@@ -87,7 +87,7 @@ def test_a_view_scene_teaches_boxes_over_its_tiles_in_the_photo_redrawn_square_o
 
 @pytest.mark.skipif(not REFINER.exists(), reason="no bundled box refiner")
 def test_the_bundled_refiner_mends_boxes_run_past_a_tiles_end():
-    from vision.read.train_counter import overrun
+    from vision.train.counter import overrun
 
     image, label = render(make_scene("hand", 4242, FULL), (1280, 960), FULL)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]

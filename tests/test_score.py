@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from api.cli import main
+from models import COUNTER, DETECTOR
 from vision.observation import Reason
-from vision.pipeline import COUNTER, DETECTOR
 from vision.read.pip_reader import BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE
 from vision.synth.scene import make_scene, render
 

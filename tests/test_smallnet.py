@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from vision.onnx_session import cpu_session
-from vision.smallnet import (
+from vision.train.smallnet import (
     CHECKPOINT,
     NEW_ANSWER,
     Checkpoint,

@@ -219,10 +219,10 @@ def test_cli_train_detector_records_a_halved_view_and_a_gentle_rate_in_its_recip
     monkeypatch, hand_set, tmp_path, capsys
 ):
     pytest.importorskip("ultralytics")
-    import vision.detect.train
+    import vision.train.detector
 
     asked = []
-    monkeypatch.setattr(vision.detect.train, "train_detector", lambda *args: asked.append(args) or {"ok": True})
+    monkeypatch.setattr(vision.train.detector, "train_detector", lambda *args: asked.append(args) or {"ok": True})
     for extra in ([], ["--halved-view", "--max-lr", "0.0003"]):
         assert main(["train", "detector", "--sets", str(hand_set), "--out", str(tmp_path), *extra]) == 0
     assert [(args[2].halved_view, args[2].lr0) for args in asked] == [(False, None), (True, 0.0003)]
@@ -346,7 +346,7 @@ def test_a_set_recorded_before_an_option_existed_resumes_with_its_default(tmp_pa
 def test_cli_eval_runs_the_models_it_is_given(tmp_path, capsys):
     """A candidate counter, detector, verifier or refiner takes the bundled one's place; what cannot use it
     says so."""
-    from vision.pipeline import COUNTER, DETECTOR, REFINER, VERIFIER
+    from models import COUNTER, DETECTOR, REFINER, VERIFIER
 
     out = tmp_path / "hands"
     assert main(["synth", "--kind", "hand", "--n", "2", "--seed", "3", "--out", str(out), "--workers", "1"]) == 0

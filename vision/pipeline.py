@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from calibration.table_plane import TablePlane, back_to_photo, points_to_photo, size_spread, square_on, table_plane
-from vision.data.labels import FACE_UP, LabelledImage
+from models import COUNTER, DETECTOR, REFINER
 from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.exposure import brightened
-from vision.geometry import HALF_IN_FRAME, is_cut
+from vision.geometry import is_cut
 from vision.leave_out import (
     ACROSS,
     ACROSS_TWO,
@@ -46,18 +46,13 @@ from vision.leave_out import (
 from vision.observation import Observation, Sighting
 from vision.read.pip_reader import BEYOND_FRAME, READ_IN_FRAME, UNSURE, PipReader, Reading
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
-DETECTOR = MODELS / "tile-detector" / "model.onnx"
-COUNTER = MODELS / "pip-counter" / "model.onnx"
-VERIFIER = MODELS / "tile-verifier" / "model.onnx"
-REFINER = MODELS / "box-refiner" / "model.onnx"
 OWN_VERDICT = "refiner"
 """``HandScorer(verifier=OWN_VERDICT)``, the default: the box refiner also says whether each box is one
 tile (a refiner whose export ``judges``: ``vision.detect.refine.BoxRefiner``), in the tile verifier's
 place, so each box is cropped and run through one network once for both answers: the 1600x1200 hand
 of benchmarks/score_bench.py about 2.5 ms quicker (a scratch timing, alternating runs). The verdict is a
 head on the refiner's features taught the verifier's boxes and, in part, its answers
-(``vision.detect.train_verdict``); the tile verifier at VERIFIER taught it and stays for comparison
+(``vision.train.verdict``); the tile verifier at VERIFIER taught it and stays for comparison
 (``hubcam eval --verifier``)."""
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
@@ -524,7 +519,7 @@ class HandScorer:
         read = [not reading.uncertain for reading in readings]
         return odd_shapes(corners, self.odd_shape, self.smallest_box, frame, read)
 
-    def __call__(self, image_bgr: np.ndarray, label: LabelledImage | None = None) -> Observation:
+    def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
         view = self.detector.view(image_bgr)
@@ -591,28 +586,3 @@ def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier |
     if not judge.judges:
         raise ValueError(f"{NO_VERDICT}: give a tile verifier")
     return judge
-
-
-class PipsOnTrueCorners:
-    """The pip reader alone, given the labelled corners of the face-up tiles: isolates the pip stage.
-    Its tiles are the label's face-up ones, in the label's order. The face-down and standing tiles of
-    a synthetic label are not read: read, a plain back counted as a blank double and a standing tile's
-    face as whatever it showed, and their halves swayed the set judged from the photo (the seed-10
-    hands totalled 372 of 400 so, 388 on the face-up tiles alone)."""
-
-    def __init__(self, counter: Path = COUNTER, highest: int | None = None) -> None:
-        self.reader = PipReader(counter, in_frame=HALF_IN_FRAME)  # corners known exactly: the label's share
-        self.highest = highest
-
-    def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Observation:
-        start = time.perf_counter()
-        image_bgr = brightened(image_bgr)  # as the whole pipeline reads it
-        corners = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
-        readings = self.reader.read(image_bgr, corners, self.highest)
-        height, width = image_bgr.shape[:2]
-        tiles = tuple(
-            Sighting(quad, reading.pips, min(reading.confidence), reading.why, is_cut(quad, width, height))
-            for quad, reading in zip(corners, readings, strict=True)
-        )
-        elapsed_ms = (time.perf_counter() - start) * 1000
-        return Observation(tiles, width, height, timings_ms={"pips": elapsed_ms, "total": elapsed_ms})

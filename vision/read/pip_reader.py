@@ -26,7 +26,7 @@ from vision.read.halves import cut_halves
 COUNTS = max(SET_SIZES) + 1
 """A half holds 0-18 pips. A counter may say one thing more, after the counts: that the half holds
 no count, being of a tile cut by the frame (its box is then the part inside it, as the detector
-finds such tiles) or of a printed back (vision.read.train_counter.CounterRecipe.cut_tiles,
+finds such tiles) or of a printed back (vision.train.counter.CounterRecipe.cut_tiles,
 back_scenes). That answer is never a count: a half for which it is the likelier (NO_COUNT) is
 refused, and the tile reported uncertain; otherwise the count is read among the counts alone."""
 NO_COUNT = 0.5

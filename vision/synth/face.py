@@ -59,7 +59,7 @@ be there without it by less than this (grey levels, the most of any channel, ave
 pip): glare lifts pip and body alike until both clip to white. Labels note such halves
 (``hidden``) without leaving their tiles out of the total: the bundled counter still reads some of
 them right (what is left of a rim, the layout of the pips that show), and two counters taught to
-refuse them read the synthetic hands worse (``vision.read.train_counter.CounterRecipe.hidden``).
+refuse them read the synthetic hands worse (``vision.train.counter.CounterRecipe.hidden``).
 At 6, 7 of the 1,514 face-up tiles of the seed-7 hands have such a pip (at 4, 5; at 12, 10, among
 them pips faint but plain to see)."""
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detect.train import _offline_ultralytics
+from vision.train.detector import _offline_ultralytics
 
 
 def folded_weights(onnx_path: Path) -> dict[str, np.ndarray]:

@@ -7,7 +7,7 @@ divider from its surroundings, so a small head on them answers the verifier's qu
 box is cropped and run once for both answers (``vision.detect.refine.BoxRefiner.judge``).
 
 The refiner's layers stay as they are (frozen), so its corners do not change; only the head
-learns. Its boxes and labels are the verifier's (``vision.detect.train_verifier``: the
+learns. Its boxes and labels are the verifier's (``vision.train.verifier``: the
 detector's proposals, straddles, halves, shifted and turned boxes, loosened true tiles, boxes
 round face-down tiles), cropped as the refiner crops them. Each box's target is partly the
 bundled verifier's own answer on its own crop (``VerdictRecipe.taught_by``): taught the labels
@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from vision import smallnet
 from vision.detect import refine, verify
-from vision.detect.train_verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
 from vision.onnx_session import probabilities_of
-from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predict
+from vision.train import smallnet
+from vision.train.smallnet import Checkpoint, fit, flips, held_out, photometric, predict
+from vision.train.verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
 
 SHARED = 5
-"""The most of the refiner's layers a verdict may share (``vision.detect.train_refiner.build_model``):
+"""The most of the refiner's layers a verdict may share (``vision.train.refiner.build_model``):
 its three halving blocks and its last 3 x 3 convolution with its ReLU, a 64 x 5 x 8 map."""
 SHARED_SHAPE = (64, refine.CROP_SHAPE[0] // 8, refine.CROP_SHAPE[1] // 8)
 """The map the head's linear layers take: the refiner's at SHARED, or the head's own convolution's."""
@@ -45,7 +45,7 @@ class VerdictRecipe:
     scenes: int = 2400
     """The defaults are the bundled verdict's (its card's ``verdict.note`` has the tries before it)."""
     bright_scenes: int = 400
-    """Scenes of bright sets with printed backs (``vision.detect.train_verifier.BRIGHT_SCENE``)."""
+    """Scenes of bright sets with printed backs (``vision.train.verifier.BRIGHT_SCENE``)."""
     face_down: bool = True
     """Boxes round face-down tiles are among what is not a tile (as the bundled verifier learnt)."""
     seed: int = 6
@@ -95,7 +95,7 @@ def data(recipe: VerdictRecipe) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def teacher_says(path: Path | None, crops: np.ndarray, chunk: int = 1024) -> np.ndarray:
     """The verifier at ``path`` (None: the bundled one): ``(n,)`` probabilities for its own crops."""
-    from vision.pipeline import VERIFIER
+    from models import VERIFIER
 
     teacher = verify.TileVerifier(path or VERIFIER)
     starts = range(0, len(crops), chunk)
@@ -141,8 +141,8 @@ def judging(refiner: Any, hidden: int, shared: int = SHARED) -> Any:
 
 
 def refiner_from(path: Path, crops: np.ndarray, seed: int) -> Any:
-    """The refiner's network with its export's weights (``vision.smallnet.from_onnx``), frozen."""
-    from vision.detect.train_refiner import build_model
+    """The refiner's network with its export's weights (``vision.train.smallnet.from_onnx``), frozen."""
+    from vision.train.refiner import build_model
 
     model = smallnet.continued_from(path, build_model, crops, seed)()
     for parameter in model.parameters():
@@ -206,10 +206,10 @@ def offsets_moved(before: Path, after: Path, crops: np.ndarray) -> float:
 def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, crop, teach the head, export the refiner with it to ``out_dir/model.onnx``, and write the
     card: the refiner's own, with ``verdict`` added; ``resume``: go on from the epochs an unfinished run
-    saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
+    saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    from models import REFINER, VERIFIER
     from vision.data.real import real_root
     from vision.onnx_session import model_card
-    from vision.pipeline import REFINER, VERIFIER
 
     source = Path(recipe.refiner) if recipe.refiner else REFINER
     for path, what in ((source, "box refiner"), (Path(recipe.teacher) if recipe.teacher else VERIFIER, "teacher")):
@@ -248,7 +248,7 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
             "teacher": smallnet.described(Path(recipe.teacher) if recipe.teacher else VERIFIER),
             "data": (
                 f"{len(crops)} boxes ({int(labels.sum())} tiles) from {recipe.scenes} synthetic hand scenes and "
-                f"{recipe.bright_scenes} of bright sets (vision.detect.train_verifier, seed {recipe.seed}), "
+                f"{recipe.bright_scenes} of bright sets (vision.train.verifier, seed {recipe.seed}), "
                 "cropped as the refiner crops"
             ),
             "targets": f"{1 - recipe.taught_by:g} x label (IoU >= 0.7: 1, < 0.4: 0) + {recipe.taught_by:g} x teacher",

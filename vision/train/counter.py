@@ -20,16 +20,16 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision import smallnet
 from vision.data.labels import FACE_DOWN, FACE_UP
 from vision.eval.metrics import polygon_iou
 from vision.geometry import HALF_IN_FRAME, halves_of, share_in_frame, short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
-from vision.smallnet import Checkpoint, colour_casts, fit, flips, glossy_patches, held_out, predict, small_cnn
 from vision.synth.dataset import GENERATOR_VERSION
 from vision.synth.redrawn import STEEP_SCENE
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
+from vision.train import smallnet
+from vision.train.smallnet import Checkpoint, colour_casts, fit, flips, glossy_patches, held_out, predict, small_cnn
 
 MIN_SHORT_SIDE_PX = 14
 """Tiles smaller than this in the photo are left out of training: their pips cannot be seen."""
@@ -133,11 +133,11 @@ class CounterRecipe:
     their labelled corners (0.992 against 0.988) and fewer long boxes wrong, but more of the
     others: synthetic evaluation totals 0.890 as before, real exact totals 24 of 27 against 26."""
     glossy: float = 0.0
-    """Share of training halves seen under a specular reflection (``vision.smallnet.glossy_patches``):
+    """Share of training halves seen under a specular reflection (``vision.train.smallnet.glossy_patches``):
     0.3 in the bundled counter (its card: validation totals on labelled corners 0.968 -> 0.973,
     real halves read once 0.988 -> 0.994)."""
     colour_cast: float = 0.0
-    """How far the light's colour is varied while training (``vision.smallnet.colour_casts``: the
+    """How far the light's colour is varied while training (``vision.train.smallnet.colour_casts``: the
     spread of each channel's log gain; cold light is about 0.15-0.2 off). Not in the bundled
     counter: tried once at 0.15 with its recipe (52 minutes), it read the real halves once 0.998
     against 0.994 and the real photos in cold light 27 of 27 against 25, but the validation hands
@@ -223,10 +223,10 @@ class CounterRecipe:
     0.2), and the one double-12 tile of jesperes__mexican 7-9 for 12-7 (benchmarks/read_by_eye.py 9 of
     13 against 10)."""
     start_from: str = ""
-    """A counter's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing;
-    one without the 20th output gains it (``vision.smallnet.from_onnx`` grows the last layer)."""
+    """A counter's ONNX export to go on training from (``vision.train.smallnet.from_onnx``), not from nothing;
+    one without the 20th output gains it (``vision.train.smallnet.from_onnx`` grows the last layer)."""
     widths: tuple[int, ...] = (16, 32, 64, 64)
-    """The network's channels (``vision.smallnet.small_cnn``; the bundled counter's are these). Tried
+    """The network's channels (``vision.train.smallnet.small_cnn``; the bundled counter's are these). Tried
     once at (16, 16, 64, 64) with the bundled recipe for speed (32 halves in about 1.06 ms against
     1.64): the real halves all right, but the 400 validation hands 379 exact totals against 387
     through the whole pipeline (benchmarks/results/reader_confidence-counter-slim.md): not kept. Tried
@@ -239,7 +239,7 @@ class CounterRecipe:
     with it; the seed-7 hands 187, 187 and 186 against 187. A wider network reads the doubtful halves
     no better: not kept."""
     strided_stem: bool = False
-    """The first convolution steps two pixels instead of being pooled after (``vision.smallnet.small_cnn``):
+    """The first convolution steps two pixels instead of being pooled after (``vision.train.smallnet.small_cnn``):
     for speed, the counter being the slowest of the small networks on a hand. The bundled counter has
     one (the thirty-third session, from the one before: about 1 ms less on a 1600x1200 hand, exact
     totals tied on the choosing hands; benchmarks/HISTORY.md, "A counter with a strided stem")."""
@@ -312,7 +312,7 @@ def read_blank(halves: np.ndarray, teacher: Path | None = None) -> np.ndarray:
     taught real blank halves so too (a first try: 9 of the real blank halves, all Guix266's); read
     as blank it adds nothing to a total anyway. The halves with letters, which it reads as pips, are
     what must be taught."""
-    from vision.pipeline import COUNTER
+    from models import COUNTER
     from vision.read.pip_reader import PipReader
 
     path = teacher or COUNTER
@@ -416,7 +416,7 @@ def build_model(
 def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpoint: Checkpoint | None = None) -> Any:
     """Train with flips and quarter turns (a count is the same however the half is turned:
     real sets lay some counts across where the renderer lays them along) and brightness jitter.
-    Not ``vision.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
+    Not ``vision.train.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
     renderer) read the real halves at 0.973, the bundled one at 0.985."""
     import torch
     from torch import nn
@@ -448,7 +448,7 @@ def export_onnx(model: Any, path: Path, half_px: int = HALF_PX) -> Path:
 
 def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, train, export, and write the card (metrics on held-out synthetic halves); ``resume``:
-    go on from the epochs an unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
+    go on from the epochs an unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
     checkpoint = Checkpoint.beside(out_dir, resume)
     started_from = None
     if recipe.start_from:

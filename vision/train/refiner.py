@@ -30,15 +30,15 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from vision import smallnet
 from vision.data.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
-from vision.detect.train_verifier import found_face_up
 from vision.eval.metrics import polygon_iou
-from vision.read.train_counter import as_found, loosen, overrun
-from vision.smallnet import Checkpoint, fit, halving_block, held_out, photometric, predict
 from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, redrawn
 from vision.synth.scene import FULL, make_scene, render
+from vision.train import smallnet
+from vision.train.counter import as_found, loosen, overrun
+from vision.train.smallnet import Checkpoint, fit, halving_block, held_out, photometric, predict
+from vision.train.verifier import found_face_up
 
 SCENE_SIZE = (1280, 960)
 MATCH_IOU = 0.5
@@ -74,7 +74,7 @@ class RefinerRecipe:
     epochs at 1e-3, seed 7; 20 minutes, out/refiner-view): fewer exact totals on every set but seed-7's
     (benchmarks/HISTORY.md, the box refiner): not kept."""
     start_from: str = ""
-    """A refiner's ONNX export to go on training (``vision.smallnet.continued_from``); empty: from nothing."""
+    """A refiner's ONNX export to go on training (``vision.train.smallnet.continued_from``); empty: from nothing."""
     strided_stem: bool = False
     """The first convolution steps two pixels instead of being pooled after (``build_model``): for speed.
     Tried once from the bundled refiner (the thirty-third session: 1,600 scenes, 6 epochs at 1e-3; 8
@@ -93,7 +93,7 @@ class RefinerRecipe:
 def build_model(strided_stem: bool = False) -> Any:
     """Three convolution blocks (40 x 64 -> 5 x 8), then the map flattened into a small linear head:
     where things lie in the crop is the answer, so it is not pooled away. ``strided_stem``: the first
-    convolution steps two pixels instead of being pooled after (``vision.smallnet.small_cnn``)."""
+    convolution steps two pixels instead of being pooled after (``vision.train.smallnet.small_cnn``)."""
     from torch import nn
 
     height, width = CROP_SHAPE
@@ -185,7 +185,7 @@ def synthetic_boxes(recipe: RefinerRecipe) -> tuple[np.ndarray, np.ndarray]:
 
 
 def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpoint: Checkpoint | None = None) -> Any:
-    """Smooth L1 on the offsets (in box lengths), with ``vision.smallnet.photometric`` (no flips:
+    """Smooth L1 on the offsets (in box lengths), with ``vision.train.smallnet.photometric`` (no flips:
     they would move the corners)."""
     import torch
     from torch import nn
@@ -243,9 +243,9 @@ def real_boxes(averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
 
 def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, find, train, export, and write the card; ``resume``: go on from the epochs an
-    unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
+    unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    from models import DETECTOR
     from vision.data.real import real_root
-    from vision.pipeline import DETECTOR
 
     if recipe.start_from and not Path(recipe.start_from).is_file():
         raise FileNotFoundError(f"no refiner to start from at {recipe.start_from}")

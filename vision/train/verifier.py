@@ -30,15 +30,15 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from vision import smallnet
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
 from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
-from vision.read.train_counter import loosen
-from vision.smallnet import Checkpoint, fit, flips, held_out, photometric, predict, small_cnn
 from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, Label, redrawn
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
+from vision.train import smallnet
+from vision.train.counter import loosen
+from vision.train.smallnet import Checkpoint, fit, flips, held_out, photometric, predict, small_cnn
 
 Cropper = Callable[[np.ndarray, list[np.ndarray]], np.ndarray]
 """How boxes are cut from a photo for learning: ``(image, boxes) -> (n, ...)`` uint8 crops."""
@@ -63,9 +63,9 @@ class VerifierRecipe:
     batch: int = 128
     max_lr: float = 3e-3
     widths: tuple[int, ...] = (16, 32, 48, 64)
-    """The network's channels (vision.smallnet.small_cnn): it runs on every proposal of every photo."""
+    """The network's channels (vision.train.smallnet.small_cnn): it runs on every proposal of every photo."""
     strided_stem: bool = False
-    """The first convolution steps two pixels instead of being pooled after (vision.smallnet.small_cnn): for speed.
+    """The first convolution steps two pixels instead of being pooled after (smallnet.small_cnn): for speed.
     Tried once from the bundled verifier (the thirty-third session: its recipe with 6 epochs, 12
     minutes, out/verifier-stem): the synthetic choosing hands 377 + 152 against 378 + 150, but it
     accepted 0.845 of the real photos' tiles against 1.000 (its card), and the real photos totalled
@@ -101,7 +101,7 @@ class VerifierRecipe:
     """Boxes round every face-down tile (as labelled, and loosened) are among what is not a tile:
     a printed back's letters and dots pass for a face to a detector that has not learnt them."""
     start_from: str = ""
-    """A verifier's ONNX export to go on training from (``vision.smallnet.from_onnx``), not from nothing."""
+    """A verifier's ONNX export to go on training from (``vision.train.smallnet.from_onnx``), not from nothing."""
     proposals_from: str = ""
     """The detector whose proposals are learnt from (an ONNX export); empty: the bundled one."""
 
@@ -165,8 +165,9 @@ def found_face_up(
     """The face-up boxes of ``detector`` (an ONNX export; empty: the bundled one) down to
     ``confidence``, as the pipeline looks (loaded once per worker process): what the small models
     after it learn from."""
+    from models import DETECTOR
     from vision.detect.onnx_obb import FACE_UP_CLASS, OBBDetector
-    from vision.pipeline import DETECTOR, DETECTOR_SIZE, PROPOSAL_NMS_IOU
+    from vision.pipeline import DETECTOR_SIZE, PROPOSAL_NMS_IOU
 
     key = (confidence, detector)
     if key not in _detectors:
@@ -265,7 +266,7 @@ def build_model(widths: tuple[int, ...] = VerifierRecipe.widths, strided_stem: b
 
 def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpoint: Checkpoint | None = None) -> Any:
     """Train with flips both ways (a tile is a tile however it is turned) and
-    ``vision.smallnet.photometric``."""
+    ``vision.train.smallnet.photometric``."""
     import torch
     from torch import nn
 
@@ -319,9 +320,9 @@ def real_boxes(crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
 
 def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, propose, train, export, and write the card; ``resume``: go on from the epochs an
-    unfinished run saved in ``out_dir`` (``vision.smallnet.Checkpoint``)."""
+    unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    from models import DETECTOR
     from vision.data.real import real_root
-    from vision.pipeline import DETECTOR
 
     for path, what in ((recipe.start_from, "verifier to start from"), (recipe.proposals_from, "detector")):
         if path and not Path(path).is_file():

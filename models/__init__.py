@@ -1,0 +1,17 @@
+"""The bundled models, each a folder holding ``model.onnx`` and the ``card.json`` that says how it was
+trained and measured. Installed with the package (package data), so a wheel scores photos too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FOLDER = Path(__file__).resolve().parent
+DETECTOR = FOLDER / "tile-detector" / "model.onnx"
+"""Finds tiles (face up, face down, standing) as oriented boxes."""
+COUNTER = FOLDER / "pip-counter" / "model.onnx"
+"""Counts the pips on one half of a tile."""
+REFINER = FOLDER / "box-refiner" / "model.onnx"
+"""Moves a box onto its tile's corners, and says whether it holds one tile."""
+VERIFIER = FOLDER / "tile-verifier" / "model.onnx"
+"""Says whether a box holds one tile; kept to compare with the refiner's verdict (``hubcam eval --verifier``)."""

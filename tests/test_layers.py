@@ -1,0 +1,77 @@
+"""The house's shape (STYLE.md): run time imports neither training, rendering, evaluation nor
+datasets; each of those may use run time but not the parts after it; no module imports upward."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PARTS = {
+    "run time": ("engine", "calibration", "models", "vision"),
+    "datasets": ("vision.data",),
+    "rendering": ("vision.synth",),
+    "evaluation": ("vision.eval",),
+    "training": ("vision.train",),
+    "shell": ("api",),
+    "measuring": ("benchmarks",),
+}
+"""Each part by the packages it holds (the longest prefix names a module's part)."""
+MAY_USE = {
+    "run time": {"run time"},
+    "datasets": {"run time", "datasets"},
+    "rendering": {"run time", "datasets", "rendering"},
+    "evaluation": {"run time", "datasets", "evaluation"},
+    "training": {"run time", "datasets", "rendering", "evaluation", "training"},
+    "shell": set(PARTS) - {"measuring"},
+    "measuring": set(PARTS),
+}
+
+
+def part_of(module: str) -> str | None:
+    best = max(
+        ((prefix, part) for part, prefixes in PARTS.items() for prefix in prefixes
+         if module == prefix or module.startswith(prefix + ".")),
+        key=lambda found: len(found[0]), default=None,
+    )  # fmt: skip
+    return None if best is None else best[1]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module imported anywhere in the file (functions' own imports too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+TOPS = ("engine", "calibration", "models", "vision", "api", "benchmarks")
+SOURCES = sorted(path for top in TOPS for path in (ROOT / top).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_module_imports_a_part_it_may_not_use(path):
+    own = part_of(module_name(path))
+    assert own is not None
+    crossing = sorted(
+        name for name in imports_of(path) if (part := part_of(name)) is not None and part not in MAY_USE[own]
+    )
+    assert not crossing, f"{own} imports {crossing}"
+
+
+def test_the_engine_imports_nothing_else_of_the_repository():
+    for path in (ROOT / "engine").rglob("*.py"):
+        assert all(part_of(name) in (None, "run time") and not name.startswith(("vision", "calibration", "models"))
+                   for name in imports_of(path)), path  # fmt: skip
