@@ -146,8 +146,8 @@ def test_bad_notation_is_refused_naming_the_field(text, message):
     assert message in str(error.value)
 
 
-def test_the_readme_notation_example_is_a_real_position():
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+def test_the_engine_docs_notation_example_is_a_real_position():
+    readme = (Path(__file__).parent.parent / "docs" / "engine.md").read_text()
     line = next(line.strip() for line in readme.splitlines() if line.strip().startswith("players=2,set=6"))
     state = from_notation(line)
     assert str(state) == line

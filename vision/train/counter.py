@@ -97,7 +97,7 @@ class CounterRecipe:
     small_high_scenes: int = 0
     """Extra scenes (``SMALL_HIGH_SCENE``) dealt from HIGH_SETS with their tiles seen small: halves of 13-18
     pips on tiles about 100 px long, where rows of five and six small pips blur together, are what
-    the synthetic hands lose most (README, "What bounds the synthetic total"). Not in the bundled
+    the synthetic hands lose most (docs/reading-hands.md, "What bounds the synthetic total"). Not in the bundled
     counter: tried twice from it (the thirty-seventh session, ``--strided-stem --glossy 0.3 --max-lr
     0.0005``). With 800 scenes, 800 high, 2,500 small high, 500 bright and 800 back scenes, 6 epochs,
     seed 81 (10 minutes, out/counter-small), the reader alone on the labelled corners totalled 194, 390
