@@ -75,3 +75,19 @@ def test_the_engine_imports_nothing_else_of_the_repository():
     for path in (ROOT / "engine").rglob("*.py"):
         assert all(part_of(name) in (None, "run time") and not name.startswith(("vision", "calibration", "models"))
                    for name in imports_of(path)), path  # fmt: skip
+
+
+MOST_PARAMETERS = 8
+"""More than this many and a function wants a config value (``vision.pipeline.ScorerConfig``)."""
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_function_takes_more_than_a_few_parameters(path):
+    crowded = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            given = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            count = len([arg for arg in given if arg.arg not in ("self", "cls")])
+            if count > MOST_PARAMETERS:
+                crowded.append(f"{node.name} ({count})")
+    assert not crowded, f"{path.name}: {crowded}"

@@ -17,6 +17,7 @@ from vision.train.smallnet import (
     CHECKPOINT,
     NEW_ANSWER,
     Checkpoint,
+    Plan,
     as_batch,
     continued_from,
     described,
@@ -52,7 +53,7 @@ def run(checkpoint: Checkpoint | None, stop_at_batch: int | None = None) -> Any:
 
     return fit(
         lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, augment,
-        epochs=3, batch=8, max_lr=3e-3, seed=0, checkpoint=checkpoint,
+        Plan(epochs=3, batch=8, max_lr=3e-3, seed=0), checkpoint,
     )  # fmt: skip
 
 
@@ -79,7 +80,7 @@ def test_a_checkpoint_from_another_run_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="another run"):
         fit(
             lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, lambda b, g: b,
-            epochs=4, batch=8, max_lr=3e-3, seed=0, checkpoint=Checkpoint.beside(tmp_path, resume=True),
+            Plan(epochs=4, batch=8, max_lr=3e-3, seed=0), Checkpoint.beside(tmp_path, resume=True),
         )  # fmt: skip
 
 

@@ -13,9 +13,11 @@ guessed.
 
 from __future__ import annotations
 
+import difflib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -325,81 +327,80 @@ def face_up_boxes(found: Detections) -> int:
     return int((found.classes == FACE_UP_CLASS).sum())
 
 
-class HandScorer:
-    """Load the models once; call with a BGR image."""
+@dataclass(frozen=True)
+class ScorerConfig:
+    """Every setting of the hand scorer, its defaults the bundled ones (each constant's docstring
+    says what chose it). None switches a step off. Change it with ``replace`` (which gives an unknown
+    name a "did you mean") or ``dataclasses.replace``.
 
-    def __init__(
-        self,
-        detector: Path = DETECTOR,
-        counter: Path = COUNTER,
-        highest: int | None = None,
-        verifier: Path | str | None = OWN_VERDICT,
-        detector_size: int = DETECTOR_SIZE,
-        second_look: SecondLook | None = SECOND_LOOK,
-        closer_look: CloserLook | None = CLOSER_LOOK,
-        refiner: Path | None = REFINER,
-        brighten: bool = True,
-        slant: float | None = SLANT,
-        doubt_slant: float | None = DOUBT_SLANT,
-        refine_in_view: bool = REFINE_IN_VIEW,
-        spread_slant: float | None = SPREAD_SLANT,
-        slant_again: float | None = SLANT_AGAIN,
-        foreshortened: float | None = FORESHORTENED,
-        square_on_looks: int = SQUARE_ON_LOOKS,
-        odd_shape: float | None = ODD_SHAPE,
-        smallest_box: float | None = SMALLEST_BOX,
-        covered: float | None = COVERED,
-        in_frame: float = READ_IN_FRAME,
-        weighing: Weighing = WEIGHING,
-        other_pose: float | None = OTHER_POSE,
-        one_of_each: bool = ONE_OF_EACH,
-        across: float | None = ACROSS,
-        least_score: float | None = LEAST_BOX_SCORE,
-    ) -> None:
-        """``verifier=None``: the detector's boxes as it keeps them alone (``OWN_VERDICT``: the
-        refiner's verdict, given ``refiner`` or not, in the verifier's place); ``second_look=None``:
-        never a second look at photos with few tiles; ``closer_look=None``: never a closer look at photos
-        whose tiles are small; ``refiner=None``: the pips read from the
-        boxes as kept; ``brighten=False``: dim photos read as they are; ``slant=None``: never a
-        look at the photo redrawn square-on (``doubt_slant=None``: only where SLANT says, however much
-        doubt the first look left; ``refine_in_view=False``: its boxes refined in the photo, not in the
-        view; ``spread_slant=None``: only where the plane fitted says
-        so; ``slant_again=None``: never twice; ``foreshortened=None``: never for the boxes' shape
-        alone; ``square_on_looks``: the most views redrawn); ``odd_shape=None``, ``smallest_box=None``: boxes of any
-        shape, or any size, read; ``covered=None``: boxes inside better ones kept (before refining
-        and after); ``in_frame``: the share of each half a box must have inside the photo to be read;
-        ``weighing``: how the verifier's answers weigh (its proposal confidence stays WEIGHING's);
-        ``other_pose=None``: boxes read however surely the detector also saw another pose there;
-        ``one_of_each=False``: tiles counted however many others are read as the same tile;
-        ``across=None``: boxes counted however their halves lie on other boxes' (``ACROSS``);
-        ``least_score=None``: boxes counted however low they score (``LEAST_BOX_SCORE``)."""
-        self.refiner = None if refiner is None else BoxRefiner(refiner)
+    >>> ScorerConfig().replace(slant=None).slant is None
+    True
+    >>> ScorerConfig().replace(slnat=1.2)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown setting 'slnat' (did you mean 'slant'?)
+    """
+
+    detector: Path = DETECTOR
+    counter: Path = COUNTER
+    refiner: Path | None = REFINER
+    """None: the pips read from the boxes as kept."""
+    verifier: Path | str | None = OWN_VERDICT
+    """What says whether a box is one tile: OWN_VERDICT (the refiner's verdict), a tile verifier's
+    ONNX, or None (the detector's boxes as it keeps them alone)."""
+    highest: int | None = None
+    """The set's highest double; None: judged from the photo."""
+    detector_size: int = DETECTOR_SIZE
+    second_look: SecondLook | None = SECOND_LOOK
+    closer_look: CloserLook | None = CLOSER_LOOK
+    brighten: bool = True
+    slant: float | None = SLANT
+    """None: never a look at the photo redrawn square-on (and none of the settings below it)."""
+    doubt_slant: float | None = DOUBT_SLANT
+    refine_in_view: bool = REFINE_IN_VIEW
+    spread_slant: float | None = SPREAD_SLANT
+    slant_again: float | None = SLANT_AGAIN
+    foreshortened: float | None = FORESHORTENED
+    square_on_looks: int = SQUARE_ON_LOOKS
+    odd_shape: float | None = ODD_SHAPE
+    smallest_box: float | None = SMALLEST_BOX
+    covered: float | None = COVERED
+    """None: boxes inside better ones kept (before refining and after)."""
+    in_frame: float = READ_IN_FRAME
+    """The share of each half a box must have inside the photo to be read."""
+    weighing: Weighing = WEIGHING
+    """How the verifier's answers weigh (its proposal confidence stays WEIGHING's)."""
+    other_pose: float | None = OTHER_POSE
+    one_of_each: bool = ONE_OF_EACH
+    across: float | None = ACROSS
+    least_score: float | None = LEAST_BOX_SCORE
+
+    def replace(self, **changes: Any) -> ScorerConfig:
+        known = [field.name for field in fields(self)]
+        for name in changes:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f" (expected one of {', '.join(known)})"
+                raise ValueError(f"unknown setting {name!r}{hint}")
+        return replace(self, **changes)
+
+
+class HandScorer:
+    """Load the models once; call with a BGR image. ``HandScorer(config)``, or the bundled settings
+    with a few changed: ``HandScorer(slant=None)``."""
+
+    def __init__(self, config: ScorerConfig = ScorerConfig(), **changes: Any) -> None:
+        self.config = config = config.replace(**changes)
+        self.refiner = None if config.refiner is None else BoxRefiner(config.refiner)
         self.verifier: TileVerifier | BoxRefiner | None = None
-        if verifier is None:
-            self.detector = OBBDetector(detector, detector_size, conf=DETECT_CONFIDENCE, iou=DETECT_NMS_IOU)
+        if config.verifier is None:
+            conf, iou = DETECT_CONFIDENCE, DETECT_NMS_IOU
         else:
-            self.detector = OBBDetector(detector, detector_size, conf=PROPOSAL_CONFIDENCE, iou=PROPOSAL_NMS_IOU)
-            self.verifier = judge_of(verifier, self.refiner)
-        self.reader = PipReader(counter, in_frame=in_frame)
-        self.highest = highest
-        self.second_look = second_look if self.detector.dynamic else None  # a fixed-size export sees one size
-        self.closer_look = closer_look
-        self.brighten = brighten
-        self.slant = slant
-        self.doubt_slant = doubt_slant
-        self.refine_in_view = refine_in_view
-        self.spread_slant = spread_slant
-        self.slant_again = slant_again
-        self.foreshortened = foreshortened
-        self.square_on_looks = square_on_looks
-        self.odd_shape = odd_shape
-        self.smallest_box = smallest_box
-        self.covered = covered
-        self.weighing = weighing
-        self.other_pose = other_pose
-        self.one_of_each = one_of_each
-        self.across = across
-        self.least_score = least_score
+            conf, iou = PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU
+            self.verifier = judge_of(config.verifier, self.refiner)
+        self.detector = OBBDetector(config.detector, config.detector_size, conf=conf, iou=iou)
+        self.reader = PipReader(config.counter, in_frame=config.in_frame)
+        self.second_look = config.second_look if self.detector.dynamic else None  # a fixed-size export sees one size
 
     def find_tiles(
         self, image_bgr: np.ndarray, view: View | None = None, placed: Placed | None = None
@@ -409,7 +410,7 @@ class HandScorer:
         it refined then, for ``refined`` on the same image)."""
         looks = [self.detector.look(image_bgr, view=view)]
         found = self.detector.decode(looks)
-        frame, closer = (image_bgr.shape[1], image_bgr.shape[0]), self.closer_look
+        frame, closer = (image_bgr.shape[1], image_bgr.shape[0]), self.config.closer_look
         region = None if closer is None else closer_region(found, frame, self.detector.imgsz, closer)
         if region is not None:  # the tiles seen small: look at where they lie, closer
             looks.append(self.detector.look_within(image_bgr, region))
@@ -438,10 +439,10 @@ class HandScorer:
             def verify(boxes: np.ndarray) -> np.ndarray:
                 return verifier.judge(image_bgr, list(corners[boxes]), judged)
 
-            kept, scores = choose_verified(corners, scores, verify, self.weighing)
+            kept, scores = choose_verified(corners, scores, verify, self.config.weighing)
             corners = corners[kept]
-        if self.covered is not None:  # both ways the boxes come best first, as covered_by_better takes them
-            alone = ~covered_by_better(corners, self.covered)
+        if self.config.covered is not None:  # both ways the boxes come best first, as covered_by_better takes them
+            alone = ~covered_by_better(corners, self.config.covered)
             corners, scores = corners[alone], scores[alone]
         return list(corners), scores
 
@@ -466,40 +467,40 @@ class HandScorer:
         every size, and a few over black leather's grain took a photo from above for a slanted one,
         whose redrawn view lost a pink tile (Rakeduk's b4.jpg). ``slant``: the threshold in ``SLANT``'s
         place (the pipeline gives ``DOUBT_SLANT`` where the first look left doubt)."""
-        assert self.slant is not None
-        slant = self.slant if slant is None else slant
+        assert self.config.slant is not None
+        slant = self.config.slant if slant is None else slant
         telling = corners if judged_by is None else judged_by
         spread = size_spread(telling)
         foreshortened = self.looks_foreshortened(telling)
         if spread <= slant and not foreshortened:
             return corners, scores, proposals  # most photos: no plane to fit
         plane = table_plane(telling)
-        spread_says = self.spread_slant is not None and spread > self.spread_slant
+        spread_says = self.config.spread_slant is not None and spread > self.config.spread_slant
         if plane is None or (plane.slant <= slant and not spread_says and not foreshortened):
             return corners, scores, proposals
-        for look in range(self.square_on_looks):
+        for look in range(self.config.square_on_looks):
             view, matrix = square_on(image_bgr, plane, corners, VIEW_OVER_INPUT * self.detector.imgsz)
             in_view: Placed = {}
             found, scores, proposed = self.find_tiles(view, placed=in_view)
-            if self.refiner is not None and self.refine_in_view:
+            if self.refiner is not None and self.config.refine_in_view:
                 found, scores = self.refined(view, found, scores, in_view)
             corners = back_to_photo(matrix, found)
             proposals = Proposals(points_to_photo(matrix, proposed.centres), proposed.scores)
-            if self.refiner is not None and not self.refine_in_view:
+            if self.refiner is not None and not self.config.refine_in_view:
                 corners, scores = self.refined(image_bgr, corners, scores)
-            if look == self.square_on_looks - 1 or self.slant_again is None:
+            if look == self.config.square_on_looks - 1 or self.config.slant_again is None:
                 break
             seen = table_plane(back_to_photo(np.linalg.inv(matrix), corners))
-            if seen is None or (seen.slant <= self.slant_again and not self.looks_foreshortened(found)):
+            if seen is None or (seen.slant <= self.config.slant_again and not self.looks_foreshortened(found)):
                 break
             plane = TablePlane(seen.to_plane @ matrix, seen.slant)  # photo -> view -> its plane
         return corners, scores, proposals
 
     def looks_foreshortened(self, corners: list[np.ndarray]) -> bool:
         """Whether the boxes are at the median longer for their width than ``foreshortened`` (``FORESHORTENED``)."""
-        if self.foreshortened is None or len(corners) < FORESHORTENED_TILES:
+        if self.config.foreshortened is None or len(corners) < FORESHORTENED_TILES:
             return False
-        return float(np.median(side_ratios(np.asarray(corners)))) > self.foreshortened
+        return float(np.median(side_ratios(np.asarray(corners)))) > self.config.foreshortened
 
     def refined(
         self, image_bgr: np.ndarray, corners: list[np.ndarray], scores: np.ndarray, placed: Placed | None = None
@@ -509,21 +510,21 @@ class HandScorer:
         boxes refined already in this image (``find_tiles``)."""
         assert self.refiner is not None
         corners = self.refiner(image_bgr, corners, placed)
-        if self.covered is None:
+        if self.config.covered is None:
             return corners, scores
-        alone = np.flatnonzero(~covered_by_better(np.asarray(corners), self.covered, REFINED_IOU))
+        alone = np.flatnonzero(~covered_by_better(np.asarray(corners), self.config.covered, REFINED_IOU))
         return [corners[i] for i in alone], scores[alone]
 
     def odd_ones(self, corners: list[np.ndarray], readings: list[Reading], frame: tuple[int, int]) -> list[str]:
         """``odd_shapes``' reasons for the boxes as read (only boxes read surely tell the plane)."""
         read = [not reading.uncertain for reading in readings]
-        return odd_shapes(corners, self.odd_shape, self.smallest_box, frame, read)
+        return odd_shapes(corners, self.config.odd_shape, self.config.smallest_box, frame, read)
 
     def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Score a photo (``label`` is accepted for the evaluation harness and ignored)."""
         start = time.perf_counter()
         view = self.detector.view(image_bgr)
-        if self.brighten:
+        if self.config.brighten:
             brighter = brightened(image_bgr, judged_on=view.shrunk)
             if brighter is not image_bgr:  # a dim photo: the detector sees it brightened too
                 image_bgr, view = brighter, self.detector.view(brighter)
@@ -532,35 +533,35 @@ class HandScorer:
         if self.refiner is not None:
             corners, scores = self.refined(image_bgr, corners, scores, placed)
         begun, frame = time.perf_counter(), (image_bgr.shape[1], image_bgr.shape[0])
-        readings = self.reader.read(image_bgr, corners, self.highest)
+        readings = self.reader.read(image_bgr, corners, self.config.highest)
         odd = self.odd_ones(corners, readings, frame)
         spent_reading = time.perf_counter() - begun  # with the tests after it
-        if self.slant is not None:
+        if self.config.slant is not None:
             sure = [quad for quad, read in zip(corners, readings, strict=True) if not read.uncertain]
             # a back refused or a tile at the frame's edge is no doubt a square-on view could mend
             unsure = any(read.why == UNSURE for read in readings)
-            doubt = self.doubt_slant is not None and (unsure or any(odd))
-            slant = self.doubt_slant if doubt else self.slant
+            doubt = self.config.doubt_slant is not None and (unsure or any(odd))
+            slant = self.config.doubt_slant if doubt else self.config.slant
             looked = self.square_on_again(image_bgr, corners, scores, proposals, judged_by=sure, slant=slant)
             if looked[0] is not corners:  # found again square-on: read again
                 begun = time.perf_counter()
-                again = self.reader.read(image_bgr, looked[0], self.highest)
+                again = self.reader.read(image_bgr, looked[0], self.config.highest)
                 odd_again = self.odd_ones(looked[0], again, frame)
                 spent_reading += time.perf_counter() - begun
                 (corners, scores, proposals), readings, odd = looked, again, odd_again
         detected = time.perf_counter() - spent_reading  # timed as if the tiles were all found, then read
-        posed = seen_in_other_pose(corners, proposals, self.other_pose)
+        posed = seen_in_other_pose(corners, proposals, self.config.other_pose)
         # why each is left out: a reading beyond the frame says most, then what the box is not, then the reading
         why = [
             BEYOND_FRAME if reading.why == BEYOND_FRAME else OTHER_POSE_SEEN if pose else shape or reading.why
             for reading, shape, pose in zip(readings, odd, posed, strict=True)
         ]
         sureness = [float(min(score, *reading.confidence)) for score, reading in zip(scores, readings, strict=True)]
-        if self.least_score is not None:
-            why = or_reason(why, [float(score) < self.least_score for score in scores], FOUND_UNSURELY)
-        if self.across is not None:  # before ONE_OF_EACH: a box across two tiles' ends may read as either
-            why = or_reason(why, across_two(corners, sureness, self.across), ACROSS_TWO)
-        if self.one_of_each:  # only tiles counted so far can be read alike
+        if self.config.least_score is not None:
+            why = or_reason(why, [float(score) < self.config.least_score for score in scores], FOUND_UNSURELY)
+        if self.config.across is not None:  # before ONE_OF_EACH: a box across two tiles' ends may read as either
+            why = or_reason(why, across_two(corners, sureness, self.config.across), ACROSS_TWO)
+        if self.config.one_of_each:  # only tiles counted so far can be read alike
             alike = read_alike([reading.pips for reading in readings], sureness, [reason is None for reason in why])
             why = or_reason(why, alike, READ_ALIKE)
         done = time.perf_counter()

@@ -274,7 +274,7 @@ def _lay_lines(
         while left > 0:
             segment = Train("line", 0, [])
             position, direction = _grow_train(
-                scene, segment, footprints, pool, open_end, direction, position, rng, rng.randint(1, min(left, 3))
+                scene, segment, footprints, pool, open_end, (position, direction), rng, rng.randint(1, min(left, 3))
             )
             left -= len(segment.tiles)
             if not segment.tiles or rng.random() < 0.4:
@@ -316,7 +316,7 @@ def _lay_table(scene: Scene, rng: random.Random) -> None:
         direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
         train = Train(owner, slot, [])
         start = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
-        _grow_train(scene, train, footprints, pool, engine_number, direction, start, rng, rng.randint(0, 8))
+        _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, rng.randint(0, 8))
         scene.trains.append(train)
         if train.tiles and owner != "mexican" and rng.random() < 0.35:
             train.marker = _add_marker(scene, train, footprints, rng)
@@ -335,14 +335,14 @@ def _grow_train(
     footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
     pool: list[tuple[int, int]],
     open_end: int,
-    direction: float,
-    position: np.ndarray,
+    start: tuple[np.ndarray, float],
     rng: random.Random,
     tiles: int,
 ) -> tuple[np.ndarray, float]:
-    """Up to ``tiles`` tiles end to end from ``position`` (on the table, in mm) going ``direction``,
-    matching ``open_end``; doubles crosswise; now and then a bend. Returns where the next tile would
-    start and its direction."""
+    """Up to ``tiles`` tiles end to end from ``start`` (a position on the table, in mm, and a
+    direction), matching ``open_end``; doubles crosswise; now and then a bend. Returns where the
+    next tile would start and its direction."""
+    position, direction = start
     length, width, _ = scene.style.size_mm
     bend = rng.uniform(-0.12, 0.12) if rng.random() < 0.4 else 0.0
     for _ in range(tiles):

@@ -431,7 +431,7 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpo
         model = smallnet.continued_from(Path(recipe.start_from), model, halves, recipe.seed)
     return fit(
         model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
+        recipe, checkpoint,
     )  # fmt: skip
 
 

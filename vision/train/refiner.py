@@ -198,7 +198,7 @@ def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpo
         build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
         build, crops, torch.from_numpy(offsets), loss, photometric,
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
+        recipe, checkpoint,
     )  # fmt: skip
 
 

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from tqdm import tqdm
@@ -99,33 +99,53 @@ class Checkpoint:
         return checkpoint
 
 
+class Schedule(Protocol):
+    """How long and how fast a model learns; every recipe has these fields."""
+
+    @property
+    def epochs(self) -> int: ...
+    @property
+    def batch(self) -> int: ...
+    @property
+    def max_lr(self) -> float: ...
+    @property
+    def seed(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A ``Schedule`` on its own (tests; recipes are schedules themselves)."""
+
+    epochs: int
+    batch: int
+    max_lr: float
+    seed: int
+
+
 def fit(
     build: Callable[[], Any],
     images_uint8: np.ndarray,
     targets: Any,
     loss: Callable[[Any, Any], Any],
     augment: Callable[[Any, Any], Any],
-    *,
-    epochs: int,
-    batch: int,
-    max_lr: float,
-    seed: int,
+    schedule: Schedule,
     checkpoint: Checkpoint | None = None,
 ) -> Any:
     """Build (after seeding) and train a model on ``(n, H, W, 3)`` uint8 images with AdamW and a
-    one-cycle schedule; ``augment(batch, generator)`` changes each batch; the model comes back in
+    one-cycle ``schedule``; ``augment(batch, generator)`` changes each batch; the model comes back in
     eval mode. With a ``checkpoint`` every finished epoch is saved there (model, optimiser,
     schedule and random state), so a run that stops goes on from its last epoch exactly as it would
     have (``resume``); the file is removed once training ends."""
     import torch
 
+    epochs, batch, max_lr, seed = schedule.epochs, schedule.batch, schedule.max_lr, schedule.seed
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     images = as_batch(images_uint8)
     model = build()
     optimiser = torch.optim.AdamW(model.parameters(), lr=max_lr / 1.5, weight_decay=1e-4)
     steps = epochs * ((len(images) + batch - 1) // batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
+    one_cycle = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     generator = torch.Generator().manual_seed(seed)
     run = {"epochs": epochs, "batch": batch, "max_lr": max_lr, "seed": seed, "images": tuple(images.shape)}
     done = 0
@@ -137,7 +157,7 @@ def fit(
             )
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
-        schedule.load_state_dict(state["schedule"])
+        one_cycle.load_state_dict(state["schedule"])
         generator.set_state(state["generator"])
         done = state["epoch"]
     model.train()
@@ -149,11 +169,11 @@ def fit(
             optimiser.zero_grad()
             value.backward()
             optimiser.step()
-            schedule.step()
+            one_cycle.step()
         if checkpoint is not None:
             state = {
                 "run": run, "epoch": epoch + 1, "model": model.state_dict(), "optimiser": optimiser.state_dict(),
-                "schedule": schedule.state_dict(), "generator": generator.get_state(),
+                "schedule": one_cycle.state_dict(), "generator": generator.get_state(),
             }  # fmt: skip
             checkpoint.path.parent.mkdir(parents=True, exist_ok=True)
             partial = checkpoint.path.with_suffix(".partial")

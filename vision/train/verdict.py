@@ -167,7 +167,7 @@ def train(
     return fit(
         build, crops, torch.from_numpy(targets).float(), loss,
         lambda batch, generator: photometric(flips(batch, generator), generator),
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
+        recipe, checkpoint,
     )  # fmt: skip
 
 

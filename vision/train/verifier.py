@@ -279,7 +279,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpo
     return fit(
         build, crops, torch.from_numpy(labels).float(), loss,
         lambda batch, generator: photometric(flips(batch, generator), generator),
-        epochs=recipe.epochs, batch=recipe.batch, max_lr=recipe.max_lr, seed=recipe.seed, checkpoint=checkpoint,
+        recipe, checkpoint,
     )  # fmt: skip
 
 
