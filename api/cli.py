@@ -34,14 +34,10 @@ class UsageError(Exception):
 
 EXTRA_SCENES = (
     ("--high-scenes", "pips: extra scenes dealt from double-15 and 18 sets only"),
-    ("--small-high-scenes", "pips: extra scenes dealt from double-15 and 18 sets, their tiles seen small "
-     "(CounterRecipe.small_high_scenes)"),
     ("--bright-scenes", "pips, verifier, verdict: extra scenes whose sets all have a saturated body "
      "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes; verdict: default, and given 0, its recipe's)"),
     ("--back-scenes", "pips: extra scenes with printed backs face down, taught as no count "
      "(CounterRecipe.back_scenes)"),
-    ("--glare-scenes", "pips: extra scenes with glare on most tiles (CounterRecipe.glare_scenes)"),
-    ("--film-scenes", "pips: extra scenes of sets in shrink wrap (CounterRecipe.film_scenes)"),
     ("--steep-scenes", "pips, verifier: extra scenes photographed steeply (CounterRecipe.steep_scenes; the verifier's "
      "are also taught redrawn square-on, VerifierRecipe.steep_scenes)"),
     ("--standing-scenes", "verifier: extra scenes with standing tiles seen from lower down "
@@ -188,10 +184,6 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--least-count", type=int, default=0,
         help="pips: teach only halves of this many pips or more (CounterRecipe.least_count; needs --out)",
-    )  # fmt: skip
-    train.add_argument(
-        "--back-shift", type=float, default=0.0,
-        help="pips: share of printed backs taught from a box slid along the tile (CounterRecipe.back_shift)",
     )  # fmt: skip
     train.add_argument(
         "--hidden", action="store_true",
@@ -657,8 +649,6 @@ def run_train(args: argparse.Namespace) -> int:
     if args.model == "pips":
         if not 0 <= args.overshoot <= 1:
             raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
-        if not 0 <= args.back_shift <= 1:
-            raise UsageError(f"--back-shift is a share of printed backs, 0 to 1 (got {args.back_shift})")
         if not 0 <= args.glossy <= 1:
             raise UsageError(f"--glossy is a share of halves, 0 to 1 (got {args.glossy})")
         if not 0 <= args.colour_cast <= 1:
@@ -670,7 +660,6 @@ def run_train(args: argparse.Namespace) -> int:
         recipe = CounterRecipe(
             scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,
-            small_high_scenes=args.small_high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
             seed=CounterRecipe.seed if args.seed is None else args.seed,
             cut_tiles=args.cut_tiles,
@@ -683,10 +672,7 @@ def run_train(args: argparse.Namespace) -> int:
             strided_stem=args.strided_stem,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
-            glare_scenes=args.glare_scenes,
-            film_scenes=args.film_scenes,
             steep_scenes=args.steep_scenes,
-            back_shift=args.back_shift,
             hidden=args.hidden,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,

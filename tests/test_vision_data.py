@@ -240,16 +240,6 @@ def test_cli_train_records_a_strided_stem_in_a_small_networks_recipe(monkeypatch
     assert [recipe.strided_stem for recipe in asked] == [False, True]
 
 
-def test_cli_train_pips_records_small_high_scenes_in_its_recipe(monkeypatch, tmp_path):
-    pytest.importorskip("torch")
-    import api.cli
-
-    asked = []
-    monkeypatch.setattr(api.cli, "trained", lambda export, out, recipe, resume: asked.append(recipe) or 0)
-    for extra in ([], ["--small-high-scenes", "300"]):
-        assert main(["train", "pips", "--out", str(tmp_path), *extra]) == 0
-    assert [recipe.small_high_scenes for recipe in asked] == [0, 300]
-
 
 @pytest.mark.parametrize("model", ["detector", "pips"])
 def test_cli_train_refuses_a_learning_rate_out_of_bounds(capsys, hand_set, tmp_path, model):
@@ -286,21 +276,13 @@ def test_cli_train_refiner_refuses_a_negative_count_of_view_scenes_and_a_missing
     assert not (tmp_path / "out").exists()  # refused before rendering anything
 
 
-@pytest.mark.parametrize(
-    "flag", ["--back-scenes", "--glare-scenes", "--film-scenes", "--steep-scenes", "--small-high-scenes"]
-)
+@pytest.mark.parametrize("flag", ["--back-scenes", "--steep-scenes"])
 def test_cli_train_pips_refuses_a_negative_count_of_extra_scenes(capsys, tmp_path, flag):
     assert main(["train", "pips", flag, "-2", "--out", str(tmp_path)]) == 2  # refused before any import of torch
     err = capsys.readouterr().err
     assert f"{flag} is a number of scenes" in err and "Traceback" not in err
     assert not any(tmp_path.iterdir())  # nothing rendered or written
 
-
-def test_cli_train_pips_refuses_a_back_shift_beyond_a_share(capsys, tmp_path):
-    pytest.importorskip("torch")
-    assert main(["train", "pips", "--back-shift", "1.5", "--out", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert "--back-shift is a share of printed backs" in err and "Traceback" not in err
 
 
 def test_hands_have_as_many_standing_tiles_as_their_options_allow():

@@ -56,11 +56,6 @@ SAME_HALF_IOU = 0.7
 HIGH_SETS, HIGH_SEED_OFFSET = (15, 18), 7
 """Counts 13-18 exist only in double-15 and double-18 sets: a hundredth of the halves each when
 scenes are dealt from every set, and the worst read (synthetic hands: 16 and 17 pips 5 of 46)."""
-SMALL_HIGH_SEED_OFFSET = 29
-"""The seed offset of ``CounterRecipe.small_high_scenes``."""
-SMALL_HIGH_SCENE = dataclasses.replace(FULL, sets=HIGH_SETS, hand_tile_share=(0.05, 0.11))
-"""The options of ``CounterRecipe.small_high_scenes``: hands dealt from HIGH_SETS, a tile 5-11 % of the
-photo's longer side (64-141 px at 1280x960) where the usual hands draw 9-40 %."""
 BRIGHT_SEED_OFFSET = 11
 """The seed offset of ``CounterRecipe.bright_scenes``, whose sets are all bright (saturated bodies)."""
 BACK_SEED_OFFSET = 13
@@ -68,19 +63,6 @@ BACK_SEED_OFFSET = 13
 BACK_SCENE = dataclasses.replace(FULL, printed_backs=1.0, face_down_share=1.0, most_face_down=4)
 """The options of ``CounterRecipe.back_scenes``: every set's backs printed, and one to four tiles face down
 in every hand."""
-GLARE_SEED_OFFSET = 17
-"""The seed offset of ``CounterRecipe.glare_scenes``."""
-GLARE_SCENE = dataclasses.replace(FULL, glare_share=1.0, glare_tiles=0.8, glare_strength=(0.6, 1.5), sets=(6, 9, 12))
-"""The options of ``CounterRecipe.glare_scenes``: strong glare in every hand, on most of its tiles (in
-the full renderer a tile in eight has glare, and about one in 290 a pip washed out); sets up to
-double-12 only. A first try dealt from every set (2,000 scenes, out/counter-hidden): the more pips a
-half has, the likelier glare hides one, and the counter learnt to refuse halves of 13-18 small pips
-it had read right (``CounterRecipe.hidden``)."""
-FILM_SEED_OFFSET = 19
-"""The seed offset of ``CounterRecipe.film_scenes``."""
-FILM_SCENE = dataclasses.replace(FULL, film_share=1.0)
-"""The options of ``CounterRecipe.film_scenes``: every set still in its shrink wrap (in the full renderer
-a set in four, ``vision.synth.styles.FILM_SHARE``)."""
 STEEP_SEED_OFFSET = 23
 """The seed offset of ``CounterRecipe.steep_scenes``."""
 
@@ -94,21 +76,6 @@ class CounterRecipe:
     13-18 small pips are what the synthetic hands lose most, the seed-7, 8 and 10 hands totalled as
     with it (188, 377, 373 exactly) and the real photos 26 of 27 (IMG_6212's pip under the shrink
     wrap's glare read as none again): not kept."""
-    small_high_scenes: int = 0
-    """Extra scenes (``SMALL_HIGH_SCENE``) dealt from HIGH_SETS with their tiles seen small: halves of 13-18
-    pips on tiles about 100 px long, where rows of five and six small pips blur together, are what
-    the synthetic hands lose most (docs/reading-hands.md, "What bounds the synthetic total"). Not in the bundled
-    counter: tried twice from it (the thirty-seventh session, ``--strided-stem --glossy 0.3 --max-lr
-    0.0005``). With 800 scenes, 800 high, 2,500 small high, 500 bright and 800 back scenes, 6 epochs,
-    seed 81 (10 minutes, out/counter-small), the reader alone on the labelled corners totalled 194, 390
-    and 387 of the seed-7, seed-10 and validation hands against 194, 388 and 384, but through the
-    whole pipeline 186, 379 and 380 against 186, 378 and 378, and the steep seed-22 and seed-21 hands
-    152 and 151 against 154 and 152: the choosing hands (seed-10 and steep seed-22) 531 against 532.
-    The real photos 27 of 27 and their halves 516 of 516 as before, their variants 375 of 378 against
-    374, ``read_by_eye`` 10 of 13 as before, the robot photos 72 standing or face-down tiles counted
-    against 77 but 55 counts over no labelled tile against 47. With 3,500 small high scenes and 600
-    steep ones, 8 epochs, seed 82 (14 minutes, out/counter-small2): 187, 376, 376, 150 and 157, the
-    choosing hands 526. A few halves more read right on their true corners, and no more hands."""
     epochs: int = 8
     """Trained from nothing twice as long on a larger mix instead of fine-tuned from the bundled counter
     (the twenty-eighth session: 2,000 scenes, 3,000 high, 1,000 bright, 1,500 back and 800 film scenes,
@@ -178,32 +145,6 @@ class CounterRecipe:
     real photos 27; with 800 from sets up to double-12 (out/counter-hidden2, 23 minutes) 186, 370,
     368, the real photos 26 (real halves read once 0.992 against 0.998). It refused few of the washed
     out halves and more of the hard ones it had read right: not kept, and labels only note such tiles."""
-    glare_scenes: int = 0
-    """Extra scenes with glare on most tiles (``GLARE_SCENE``), for the halves it washes out (with
-    ``hidden``). Taught with their counts instead (without ``hidden``: the twenty-eighth session, since
-    the bundled counter misreads some plain halves crossed by glare or shrink wrap's streaks), from the
-    bundled counter with 500 scenes, 1,000 high, 300 bright, 500 back and 800 glare scenes, 4 epochs at
-    3e-4, seed 61 (9 minutes, out/counter-glare-true): the seed-8, 7 and 10 hands 374, 186 and 374
-    against 377, 188 and 373, the real photos 27 of 27; as a second opinion on the halves the
-    bundled one reads below ``vision.read.pip_reader.RECHECK`` (all four views of each averaged in)
-    376, 187, 375; and the counter of ``high_scenes`` so, 378, 187, 373. Not kept."""
-    film_scenes: int = 0
-    """Extra scenes of sets in shrink wrap (``FILM_SCENE``): its creases cross pips as bright streaks, and
-    of the 14 seed-8 validation hands with a tile the bundled counter reads wrong on its labelled
-    corners, 8 are of wrapped sets (a set in four of all 400); on dark tiles it reads some creased
-    halves as a printed back's. Tried once from the bundled counter (the twenty-eighth session: 1,000
-    scenes, 1,500 high, 500 bright, 800 back and 1,200 film scenes, 4 epochs at 3e-4, seed 63; 24
-    minutes, out/counter-film): the seed-8, 7 and 10 hands 378, 188 and 375 against 377, 188 and 373,
-    the real photos 27 of 27 and their halves 516 of 516 as before, but the real variants 369 of 378
-    against 370 (IMG_6212, itself of a wrapped set, wrong in the dim one too). A gain of three hands in
-    a thousand is within what any retraining moves: not kept. Tried again from the counter with a strided
-    stem (the thirty-fifth session, the same mix with ``--strided-stem``, seed 73; 12 minutes,
-    out/counter-film2), since blank halves under the wrap's glossy patches read as 1 or 2 pips were 3 of
-    the 22 choosing hands the verdict's pipeline got wrong: the choosing hands (seed-10 and steep
-    seed-22) 377 + 151 against 378 + 154, the validation hands 374 against 377, the seed-7 hands 184 as
-    before, the steep seed-21 hands 154 against 152, the real photos 27 of 27, their variants 375 of 378
-    against 374 (benchmarks/results/real_variants-counter-film2.md), read_by_eye 10 of 13 as before:
-    not kept."""
     steep_scenes: int = 0
     """Extra scenes photographed steeply (``vision.synth.redrawn.STEEP_SCENE``, 25-65 degrees off vertical):
     the pipeline reads a slanted photo's tiles in the photo, from boxes found in its square-on view, and
@@ -212,16 +153,6 @@ class CounterRecipe:
     1,200 high, 400 bright, 600 back and 1,500 steep scenes, 4 epochs at 3e-4, seed 71; 12 minutes,
     out/counter-steep): the validation hands 370 of 400 against 375 and the steep seed-22 hands 147 of
     200 against 150: not kept."""
-    back_shift: float = 0.0
-    """Share of the printed backs (``back_scenes``) taught from a box slid along the tile (``slid``), as
-    the detector draws one over some backs: it takes the bar of stars for a divider and centres the box
-    on it, so the letters fill one half (TAK1EDD1NE's RO backs, read 0-1 and 0-2 and counted). Not in
-    the bundled counter: tried once at 0.5 from it (the twenty-ninth session: 500 scenes, 1,000 high,
-    300 bright and 1,000 back scenes, 4 epochs at 3e-4, seed 65; 9 minutes, out/counter-slid), it read
-    the real halves once 0.994 against 0.998 and those RO backs worse (five counted, as 0-1, 0-2 and
-    0-6, against three: their letters' halves still read as pips, a printed back's share at most
-    0.2), and the one double-12 tile of jesperes__mexican 7-9 for 12-7 (benchmarks/read_by_eye.py 9 of
-    13 against 10)."""
     start_from: str = ""
     """A counter's ONNX export to go on training from (``vision.train.smallnet.from_onnx``), not from nothing;
     one without the 20th output gains it (``vision.train.smallnet.from_onnx`` grows the last layer)."""
@@ -273,8 +204,6 @@ def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
     for tile in label["tiles"]:
         if job.backs and scene.style.back_print and tile["pose"] == FACE_DOWN and not tile["cut"]:
             back = loosen(np.array(tile["corners"], np.float32), rng)  # drawn only here: reproduces
-            if job.recipe.back_shift and rng.random() < job.recipe.back_shift:  # drawn only then, as overshoot
-                back = slid(back, rng)
             corners.append(back)
             counts += [BACK, BACK]
             backs += [True, True]
@@ -385,14 +314,6 @@ def overrun(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return grown
 
 
-def slid(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The box slid along the tile by 10-30 % of its length, either way, and shortened by up to a fifth
-    at its far end, as the detector's box over a printed back whose bar it took for the divider."""
-    along = corners[2] - corners[1]  # from the corners[0..1] end to the other
-    moved = corners + along * rng.uniform(0.1, 0.3) * rng.choice([-1.0, 1.0])
-    moved[2:] -= along * rng.uniform(0.0, 0.2)
-    return moved.astype(np.float32)
-
 
 def synthetic_halves(
     scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL, backs: bool = False
@@ -460,11 +381,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe)
     extras = (  # scenes, seed offset, options, whether printed backs are taught
         (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(FULL, sets=HIGH_SETS), False),
-        (recipe.small_high_scenes, SMALL_HIGH_SEED_OFFSET, SMALL_HIGH_SCENE, False),
         (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(FULL, bright_sets=1.0), False),
         (recipe.back_scenes, BACK_SEED_OFFSET, BACK_SCENE, True),
-        (recipe.glare_scenes, GLARE_SEED_OFFSET, GLARE_SCENE, False),
-        (recipe.film_scenes, FILM_SEED_OFFSET, FILM_SCENE, False),
         (recipe.steep_scenes, STEEP_SEED_OFFSET, STEEP_SCENE, False),
     )
     for scenes, offset, options, backs in extras:
@@ -473,8 +391,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
     if len(halves) == 0:
         raise ValueError(
-            "no halves to learn from: render some scenes (scenes, high_scenes, small_high_scenes, bright_scenes, "
-            "back_scenes, glare_scenes, film_scenes or steep_scenes)"
+            "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes, back_scenes "
+            "or steep_scenes)"
         )
     held, used = held_out(len(halves), recipe.seed)
     model = train(halves[used], counts[used], recipe, checkpoint)
@@ -503,12 +421,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         "data": (
             f"{len(halves)} halves from {recipe.scenes} synthetic hand scenes (seed {recipe.seed}), "
             f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}), "
-            f"{recipe.small_high_scenes} of those with their tiles seen small "
-            f"(seed {recipe.seed + SMALL_HIGH_SEED_OFFSET}), "
             f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
             f"{recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
-            f"{recipe.glare_scenes} with glare on most tiles (seed {recipe.seed + GLARE_SEED_OFFSET}), "
-            f"{recipe.film_scenes} of sets in shrink wrap (seed {recipe.seed + FILM_SEED_OFFSET}) "
             f"and {recipe.steep_scenes} photographed steeply (seed {recipe.seed + STEEP_SEED_OFFSET}), "
             f"generator {GENERATOR_VERSION}"
         ),
