@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from api.parsing import Parser, made, output_file, output_folder, version
+from api.parsing import Parser, output_file, output_folder, version
 from engine import PRESETS, LogError, Rules, RulesError, referee
 from engine.game import play_rounds, round_score
 from engine.referee import moves_to_log
@@ -320,7 +320,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if unknown:
         raise UsageError(f"unknown strategy: {unknown[0]!r} (expected random or greedy)")
     if args.logs:
-        made(args.logs)
+        args.logs.mkdir(parents=True, exist_ok=True)
     scores = []
     for played in play_rounds(rules, args.seed, strategies):
         scores.append(round_score(played))
@@ -500,7 +500,7 @@ def run_score(args: argparse.Namespace) -> int:
 
     scorer = _with_models(HandScorer, highest=args.set)
     if args.overlay:
-        made(args.overlay)
+        args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
     overlays: set[str] = set()
     for path in with_progress(photos_in(args.photos)):

@@ -1,28 +1,17 @@
 """The command line's parser as people expect one: "did you mean" for a mistyped command or option,
-the subcommand's own usage on its errors, and output paths checked before any work is done.
-
->>> did_you_mean("--jsn", ["--json", "--overlay", "--set"])
-" (did you mean '--json'?)"
->>> did_you_mean("--zzz", ["--json"])
-''
-"""
+the subcommand's own usage on its errors, and output paths checked before any work is done."""
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import NoReturn
 
-
-def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """`` (did you mean 'X'?)`` for the known word nearest ``word``, or "" where none is near."""
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+from engine.hints import did_you_mean
 
 
 def version() -> str:
@@ -92,9 +81,3 @@ def output_folder(text: str) -> Path:
     if not os.access(existing, os.W_OK):
         raise argparse.ArgumentTypeError(f"cannot write into {text!r}: {str(existing)!r} is not writable")
     return path
-
-
-def made(folder: Path) -> Path:
-    """The folder, made with its parents where missing (checked by ``output_folder`` beforehand)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder

@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import ParseError, RulesError
+from engine.hints import did_you_mean
 from engine.legality import Verdict, judge
 from engine.moves import ACTIONS, MEXICAN, Move, TileRef, TrainRef
 from engine.rules import Rules
@@ -205,9 +205,9 @@ def _reject_typos(values: Mapping[str, Any], known: tuple[str, ...], field: str)
     """
     for key in values:
         if key not in known:
-            guess = difflib.get_close_matches(str(key), known, n=1, cutoff=0.7)
-            if guess:
-                raise LogError(f"{field}: unknown key {key!r} (did you mean {guess[0]!r}?)")
+            hint = did_you_mean(str(key), known, cutoff=0.7)
+            if hint:
+                raise LogError(f"{field}: unknown key {key!r}{hint}")
 
 
 def _kind(value: Any) -> str:

@@ -11,12 +11,12 @@ engine.errors.RulesError: unknown rule: 'doubel_follow_up' (did you mean 'double
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from engine.errors import RulesError
+from engine.hints import nearest_or_all
 from engine.tiles import domino_set
 
 # RULES.md 6: each variant's allowed values, default first.
@@ -114,9 +114,7 @@ class Rules:
         known = [f.name for f in fields(cls)]
         for key in values:
             if key not in known:
-                guess = difflib.get_close_matches(str(key), known, n=1, cutoff=0.5)
-                hint = f" (did you mean {guess[0]!r}?)" if guess else f" (expected one of {', '.join(known)})"
-                raise RulesError(f"unknown rule: {key!r}{hint}")
+                raise RulesError(f"unknown rule: {key!r}{nearest_or_all(str(key), known, cutoff=0.5)}")
         if "players" not in values:
             raise RulesError("rules must give 'players' (a whole number from 2 to 12)")
         return cls(**values)
@@ -125,9 +123,7 @@ class Rules:
     def preset(cls, name: str, players: int, **overrides: Any) -> Rules:
         """A named preset (see PRESETS) for ``players`` seats, with optional overrides."""
         if name not in PRESETS:
-            guess = difflib.get_close_matches(name, list(PRESETS), n=1, cutoff=0.5)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else f" (expected one of {', '.join(PRESETS)})"
-            raise RulesError(f"unknown preset: {name!r}{hint}")
+            raise RulesError(f"unknown preset: {name!r}{nearest_or_all(name, PRESETS, cutoff=0.5)}")
         return cls.from_dict({**PRESETS[name].values, "players": players, **overrides})
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,7 +13,6 @@ guessed.
 
 from __future__ import annotations
 
-import difflib
 import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from calibration.table_plane import TablePlane, back_to_photo, points_to_photo, size_spread, square_on, table_plane
+from engine.hints import nearest_or_all
 from models import COUNTER, DETECTOR, REFINER
 from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
@@ -379,9 +379,7 @@ class ScorerConfig:
         known = [field.name for field in fields(self)]
         for name in changes:
             if name not in known:
-                close = difflib.get_close_matches(name, known, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else f" (expected one of {', '.join(known)})"
-                raise ValueError(f"unknown setting {name!r}{hint}")
+                raise ValueError(f"unknown setting {name!r}{nearest_or_all(name, known)}")
         return replace(self, **changes)
 
 
