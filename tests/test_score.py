@@ -304,9 +304,9 @@ def test_a_slanted_photo_is_looked_at_again_square_on(monkeypatch):
     """A hand of 15 face-up tiles photographed 40 degrees further tipped: the tiles are found again
     in the photo redrawn square-on (again while that view still looks slanted), and come back in the
     photo's own pixels."""
-    from benchmarks.real_variants import slanted
     from vision.eval.metrics import match_tiles
     from vision.pipeline import SQUARE_ON_LOOKS, HandScorer
+    from vision.synth.retake import slanted
 
     image, label = render(make_scene("hand", 830))  # the score benchmark's hand: 15 face-up tiles
     tipped, matrix = slanted(-40)(image)  # against the render's own tilt, so the slant adds up
@@ -528,8 +528,8 @@ def test_the_boxes_shape_tells_a_foreshortened_photo_only_from_enough_boxes():
 
 
 def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeypatch):
-    """The pipeline asks ``seen_in_other_pose`` about its final boxes and leaves those it names out as uncertain."""
-    from vision import pipeline
+    """The leave-out stage asks ``seen_in_other_pose`` about the final boxes and leaves those it names out."""
+    from vision import leave_out, pipeline
 
     path, _ = photo
     image = cv2.imread(str(path))
@@ -540,7 +540,7 @@ def test_boxes_the_detector_also_saw_in_another_pose_are_left_out(photo, monkeyp
         return [index % 2 == 1 for index in range(len(corners))]
 
     plain = pipeline.HandScorer(other_pose=None)(image)
-    monkeypatch.setattr(pipeline, "seen_in_other_pose", every_other_one)
+    monkeypatch.setattr(leave_out, "seen_in_other_pose", every_other_one)
     told = pipeline.HandScorer(other_pose=0.7)(image)
     assert asked and asked[0][0] == len(told.tiles) >= 2 and asked[0][1] >= len(told.tiles) and asked[0][2] == 0.7
     assert [tile.uncertain for tile in told.tiles][1::2] == [True] * (len(told.tiles) // 2)

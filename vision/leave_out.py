@@ -11,6 +11,8 @@ reason in a few words, which ``hubcam score`` reports.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -18,9 +20,9 @@ from calibration.table_plane import AS_SEEN, LEAST_TILES, TablePlane, misfits, r
 from engine.tiles import Tile
 from vision.detect.onnx_obb import FACE_UP_CLASS, Proposals
 from vision.detect.verify import overlap_bounds
-from vision.geometry import halves_of, points_in_quads, quad_iou, wholly_in_frame
-from vision.observation import Reason
-from vision.read.pip_reader import MIN_CONFIDENCE
+from vision.geometry import halves_of, is_cut, points_in_quads, quad_iou, wholly_in_frame
+from vision.observation import Reason, Sighting
+from vision.read.pip_reader import BEYOND_FRAME, MIN_CONFIDENCE, Reading
 
 NOT_A_FACE, PART_OF_A_TILE, OTHER_POSE_SEEN = Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.OTHER_POSE
 """Why a box is left out as uncertain: ODD_SHAPE, SMALLEST_BOX, OTHER_POSE."""
@@ -32,80 +34,75 @@ ACROSS_TWO = Reason.ACROSS_TWO
 """Why a box is left out as uncertain where each of its halves lies on a half of another, surer box: ACROSS."""
 
 ODD_SHAPE = 0.2
-"""A box the table's plane cannot make a 2:1 rectangle (a corner's cosine, or the log of its sides'
-ratio over 2, this far off: ``calibration.table_plane.misfits``) is no face of a tile lying on the
-table but a standing tile's face seen at a slant, or parts of two tiles: it is reported uncertain
-and left out of the total. Chosen on the 400 synthetic validation hands by
-benchmarks/odd_shapes.py (the loosest bound with the most exact totals); the boxes of real tiles
-lie far inside it. Run again on the generator-13 validation hands (the twenty-ninth session,
-benchmarks/results/odd_shapes.md): 377 at 0.18, 0.2 and 0.3, a tie the rule would break to 0.3, but
-there the seed-10 hands total 372 against 373 (seed-7 188 either way): 0.2 stays. Tried, not kept
-(the twenty-ninth session, scratch runs): keeping an odd box whose halves are both read at 0.95 or
-more (6 tiles the 1,000 synthetic hands count were left out as odd): validation hands 376 against
-377, seed-10 374 against 373, seed-7 188 either way; on the robot photos 25 more face-up tiles
-counted but 23 more standing or face-down ones too (0.9: 376, 372, 188)."""
+"""A box the table's plane cannot make a 2:1 rectangle within this (``calibration.table_plane.misfits``)
+is no tile's face (a standing tile, parts of two): left out. Chosen by benchmarks/odd_shapes.py
+(benchmarks/results/odd_shapes.md)."""
 
 SMALLEST_BOX = 0.3
-"""A box covering less than this share of the median box's area on the table's plane is no whole
-tile but part of one (a half, the pips of one end) or a tile mostly beyond the frame, whose pips
-there cannot be counted: it is reported uncertain and left out of the total. Chosen on the 400
-synthetic validation hands by benchmarks/odd_shapes.py: exact totals 383 with boxes of any size
-read, 385 at 0.3-0.6 (the loosest taken), 384 at 0.7; no real tile's box is that small. Run again
-on the generator-13 validation hands (the twenty-ninth session): 377 from never to 0.6, but never
-leaving such boxes out the seed-7 hands total 187 against 188: 0.3 stays."""
+"""A box under this share of the median box's area on the table's plane is part of a tile (a half, one
+end's pips): left out. Chosen by benchmarks/odd_shapes.py (benchmarks/results/odd_shapes.md)."""
 
 OTHER_POSE = 0.7
-"""A box is left out as uncertain where a proposal centred inside it (in the look the box was found in:
-for a slanted photo, the last view redrawn square-on) scores another pose, face down or standing,
-more than this many times as high as any proposal centred there scores face up
-(``seen_in_other_pose``). A standing tile facing a low camera shows its face and was counted
-(karthikVenkataramana's robot photos: 60 of their standing and face-down tiles), though the
-detector often scores it standing too. Chosen by benchmarks/other_pose.py: of the ratios with the
-most exact totals on the 400 synthetic validation hands (387 from never down to 0.7; 386 at 0.5,
-385 at 0.3), the one with the fewest miscounts on those robot photos (face-up tiles not counted,
-others counted, counts over no labelled tile: 189 never, 185 at 1, 179 at 0.7). The pip-labelled
-real photos total 27 of 27 at every ratio from never to 0.5. Taken from the first look at a
-slanted photo instead (a scratch try), the real photos tipped 40 degrees further lost face-up
-tiles seen so steeply (23 exact totals of 27 never, 21 at 2, 18 at 0.7). Run again in the
-twenty-sixth session (the counter that learnt printed backs, generator-12 validation hands:
-benchmarks/results/other_pose.md), the rule asks 0.3: 377 exact totals from 0.7 down to 0.3, and
-the robot photos' miscounts 197 at 0.7, 194 at 0.5, 186 at 0.3. But at 0.3 a face-up 3-0 of the
-pip-labelled real photos is left out (jmherzog's 5.jpeg: 26 of 27), which is what the issue's
-real photos judge, and the seed-7 and seed-10 hands total the same at all three (188, 373; a
-scratch run): 0.7 stays."""
+"""A box holding a proposal scored face down or standing this many times as high as any face-up one
+there is left out (``seen_in_other_pose``). Chosen by benchmarks/other_pose.py (benchmarks/results/other_pose.md)."""
 
 LEAST_BOX_SCORE = MIN_CONFIDENCE
-"""A box scoring less than this (the detector's score weighed with the refiner's verdict,
-``vision.pipeline.WEIGHING``) is left out as uncertain (FOUND_UNSURELY), as a half read less surely
-than MIN_CONFIDENCE is: a tile is counted only where its box and both its halves are that sure, so a
-counted tile's confidence (the least of the three) is never below it. Boxes are kept from 0.2 on
-(``WEIGHING.keep``), for suppression and for the photos redrawn square-on; those kept below 0.4 and
-counted were mostly over no tile. Measured
-in the thirty-seventh session (scratch runs of each threshold): the seed-7, seed-10, validation, steep
-seed-22 and seed-21 hands 186, 378, 378, 154 and 152 never, 186, 378, 378, 153, 152 at 0.3, 187, 379,
-379, 152, 152 at 0.35 and 187, 378, 379, 152, 152 at 0.4 (1,248 of 1,400 never and at 0.4); the real
-photos 27 of 27 and their variants 374 of 378 as before (their counted tiles score 0.79 or more);
-``benchmarks/read_by_eye.py`` 11 of 13 against 10 (Rakeduk's q7: a 1-1 over a stool's flowers, its
-box at 0.27); karthikVenkataramana's robot photos (``benchmarks/box_labelled.py``) 389 face-up tiles
-counted against 390, 72 standing or face-down ones against 77, 39 counts over no labelled tile
-against 47 (75 and 42 at 0.3, 74 and 40 at 0.35, 72 and 37 at 0.45)."""
+"""A box scoring below this (detector weighed with the verdict) is left out, as a half read below
+MIN_CONFIDENCE is, so a counted tile's confidence is never below it (runs: benchmarks/HISTORY.md)."""
 
 ACROSS = 0.4
-"""A box each of whose halves overlaps a half of another, surer box this much (IoU) is left out as
-uncertain (ACROSS_TWO, ``across_two``): it lies across the ends of two tiles side by side. Over the
-1,000 synthetic seed-7, 8 and 10 hands (the thirty-seventh session, scratch), 4 counted boxes had
-both halves on halves of two other boxes at 0.3-0.4 (3 at 0.5-0.6, none at 0.7), and none of them
-was over a tile: all lay across two tiles' ends."""
+"""A box each of whose halves lies on a half of another, surer box at this IoU lies across two tiles'
+ends: left out (``across_two``; the 1,000 seed-7, 8 and 10 hands: benchmarks/HISTORY.md)."""
 
 ONE_OF_EACH = True
-"""A set holds each tile once, so of the tiles read as one domino (2-5 and 5-2 alike) only the surest
-is counted; the others are left out as uncertain (READ_ALIKE): one reading of them is wrong. Over
-the 1,000 synthetic seed-7, 8 and 10 hands (the thirty-sixth session, scratch), 11 held such tiles.
-In the 6 where one of them was right it was the surest; the 13 others were all wrong: double blanks
-over no face-up tile (7 hands), boxes across the ends of two tiles, or tiles misread (4 hands).
-Leaving them out changes no total there (the hands they were in stay wrong or right for their other
-tiles), but those 13 wrong tiles are no longer counted as sure. No pip-labelled real photo holds a
-tile twice."""
+"""A set holds each tile once: of tiles read as one domino only the surest is counted, the others are
+left out as READ_ALIKE (the 1,000 seed-7, 8 and 10 hands: benchmarks/HISTORY.md)."""
+
+
+class LeaveOutSettings(Protocol):
+    """The settings ``leave_out`` takes (``vision.pipeline.ScorerConfig`` has them)."""
+
+    other_pose: float | None
+    least_score: float | None
+    across: float | None
+    one_of_each: bool
+
+
+@dataclass(frozen=True)
+class Found:
+    """The boxes found in one photo, as the leave-out tests take them: corners (best first), the
+    detector's (or verifier's) scores, their readings, ``odd_shapes``' reasons and what the looks
+    proposed."""
+
+    corners: list[np.ndarray]
+    scores: np.ndarray
+    readings: list[Reading]
+    odd: list[Reason | None]
+    proposals: Proposals
+
+
+def leave_out(settings: LeaveOutSettings, found: Found, frame: tuple[int, int]) -> tuple[Sighting, ...]:
+    """Each box as a sighting, its reason to be left out of the total set where it has one: a reading
+    beyond the frame says most, then what the box is not (odd shape, another pose), then the reading,
+    then the tests between boxes in the order that lets each build on the ones before."""
+    posed = seen_in_other_pose(found.corners, found.proposals, settings.other_pose)
+    why = [
+        BEYOND_FRAME if reading.why == BEYOND_FRAME else OTHER_POSE_SEEN if pose else shape or reading.why
+        for reading, shape, pose in zip(found.readings, found.odd, posed, strict=True)
+    ]
+    scores, readings = found.scores, found.readings
+    sureness = [float(min(score, *reading.confidence)) for score, reading in zip(scores, readings, strict=True)]
+    if settings.least_score is not None:
+        why = or_reason(why, [float(score) < settings.least_score for score in scores], FOUND_UNSURELY)
+    if settings.across is not None:  # before ONE_OF_EACH: a box across two tiles' ends may read as either
+        why = or_reason(why, across_two(found.corners, sureness, settings.across), ACROSS_TWO)
+    if settings.one_of_each:  # only tiles counted so far can be read alike
+        alike = read_alike([reading.pips for reading in readings], sureness, [reason is None for reason in why])
+        why = or_reason(why, alike, READ_ALIKE)
+    return tuple(
+        Sighting(quad, reading.pips, sure, reason, is_cut(quad, *frame))
+        for quad, sure, reading, reason in zip(found.corners, sureness, readings, why, strict=True)
+    )
 
 
 def or_reason(reasons: Sequence[Reason | None], flagged: Sequence[bool], reason: Reason) -> list[Reason | None]:

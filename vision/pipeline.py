@@ -27,35 +27,23 @@ from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Propo
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.exposure import brightened
-from vision.geometry import is_cut
 from vision.leave_out import (
     ACROSS,
-    ACROSS_TWO,
-    FOUND_UNSURELY,
     LEAST_BOX_SCORE,
     ODD_SHAPE,
     ONE_OF_EACH,
     OTHER_POSE,
-    OTHER_POSE_SEEN,
-    READ_ALIKE,
     SMALLEST_BOX,
-    across_two,
+    Found,
+    leave_out,
     odd_shapes,
-    or_reason,
-    read_alike,
-    seen_in_other_pose,
 )
-from vision.observation import Observation, Sighting
-from vision.read.pip_reader import BEYOND_FRAME, READ_IN_FRAME, UNSURE, PipReader, Reading
+from vision.observation import Observation, Reason
+from vision.read.pip_reader import READ_IN_FRAME, UNSURE, PipReader, Reading
 
 OWN_VERDICT = "refiner"
-"""``HandScorer(verifier=OWN_VERDICT)``, the default: the box refiner also says whether each box is one
-tile (a refiner whose export ``judges``: ``vision.detect.refine.BoxRefiner``), in the tile verifier's
-place, so each box is cropped and run through one network once for both answers: the 1600x1200 hand
-of benchmarks/score_bench.py about 2.5 ms quicker (a scratch timing, alternating runs). The verdict is a
-head on the refiner's features taught the verifier's boxes and, in part, its answers
-(``vision.train.verdict``); the tile verifier at VERIFIER taught it and stays for comparison
-(``hubcam eval --verifier``)."""
+"""``ScorerConfig(verifier=OWN_VERDICT)``, the default: the box refiner's verdict (``vision.train.verdict``)
+says whether each box is one tile, so each box runs through one network once for both answers."""
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
 benchmarks/detector_size.py among the sizes that keep the run-time budget: it learnt at 320
@@ -63,29 +51,12 @@ and then 416, and finds small and crowded tiles more surely seen larger."""
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
 """The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
 TRUSTED_SHAPE = float(np.sqrt(2))
-"""(Only while the detector's sure boxes are trusted, ``WEIGHING.trusted`` below 1: not with the bundled verifier.)
-A box the detector is sure of keeps its score only where its long sides are nearer a tile's 2:1 to
-its short ones than a half's 1:1 (halfway between, as ratios go: ``Weighing.trusted_shape``). Set
-by that geometry, not chosen: no threshold from 1.1 to 1.7 changes an exact total of the 400 synthetic validation hands
-(387; 382 at 1.9: benchmarks/trusted_shape.py), where 13 of the 2761 boxes the detector is sure of
-are that square (12 of them over a tile), as 39 of the 2720 labelled faces are seen. It mends the
-real photo turned round whose half-box outscored the whole tile: 365 exact totals over the real
-variants against 364 (benchmarks/real_variants.py)."""
+"""(Only while ``WEIGHING.trusted`` is below 1.) A sure box keeps the detector's score only where its
+sides are nearer 2:1 than 1:1 (benchmarks/results/trusted_shape.md)."""
 WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=1.0, trusted_shape=TRUSTED_SHAPE)
-"""With the verifier: the detector proposes more, and looser, boxes than it would keep alone;
-each box's score becomes ``detector ** (1 - weight) * verifier ** weight`` (real tiles the
-detector doubted, at 0.04-0.2, were often plain to the verifier), overlapping boxes are suppressed
-by that score and those scoring ``keep`` or more are kept (chosen on synthetic hands by
-benchmarks/verifier_thresholds.py; tiles in a hand never lie on one another, so ``iou`` suppresses
-boxes that overlap at all). The verifier always weighs in (``trusted`` 1.0): the verifier before
-this one turned away boxes the detector was sure of and right about, so from 0.7 up they kept the
-detector's score (where tile-shaped: TRUSTED_SHAPE); the one taught generator 11 does not, and the
-boxes the detector is sure of include the printed backs it takes for tiles (400 generator-11
-validation hands, with the detector before: face-up recall / precision 0.987 / 0.987 against the
-verifier before's best, 0.985 / 0.970; with the bundled detector 0.994 / 0.984; weight 0.67 ties
-with 0.5, which keeps the proposal floor at 0.04: models/tile-verifier/card.json). Run again on the
-generator-13 validation hands (the twenty-ninth session, benchmarks/results/verifier_thresholds.md):
-the same weighing, 0.67 tying with 0.5 again."""
+"""How the verifier's answer weighs in: score = detector^(1-weight) x verifier^weight, overlaps over
+``iou`` suppressed, boxes scoring ``keep`` kept. Chosen by benchmarks/verifier_thresholds.py
+(benchmarks/results/verifier_thresholds.md)."""
 PROPOSAL_NMS_IOU = 0.7
 PROPOSAL_CONFIDENCE = WEIGHING.least_keepable()
 """0.04: a box the detector is less sure of scores below the keep score whatever the verifier says,
@@ -114,78 +85,25 @@ class SecondLook:
 
 
 SLANT = 1.4
-"""A photo whose nearest tile looks this much larger than its farthest (``calibration.table_plane``)
-is redrawn square-on and its tiles found again there: of the thresholds with the most exact totals
-on the 400 synthetic validation hands, the lowest (382 never redrawing, 381 at 1.1, 383 at 1.2
-and 1.3, 385 at 1.4 and 1.5, 383 at 1.7; benchmarks/slant_threshold.py, odd shapes and boxes
-over part of a tile left out as ODD_SHAPE and SMALLEST_BOX say, the view VIEW_OVER_INPUT; 1.4
-with the counter before and the larger view too).
-The rule was "the lowest that costs them nothing against never redrawing" until the size test
-made that 1.2, which redraws the tilted synthetic hands of benchmarks/score_bench.py and takes
-them far over the time budget (2.87x decode plus one forward pass, 1.59x counting both). The
-synthetic hands only guard: the detector learnt their tilts. The real photos slanted further ask
-for it (40 degrees: 7 of 27 totals exact never redrawing, 18 at 1.2 to 1.4, 19 at 1.1; 25
-degrees: 22 never and at 1.4, 24 at 1.2 and 1.3, 25 at 1.1), and are beside the choice, not in it.
-Run again on the generator-13 validation hands (the twenty-ninth session,
-benchmarks/results/slant_threshold.md), each threshold with the others as bundled: SLANT 379 at 1.2,
-378 at 1.3, 377 at 1.4 (1.2 is still held off by the time budget above); SPREAD_SLANT 377 from 1.5
-to 2.0, a tie (at 1.5 the real photos tipped 40 degrees further total 25 against 24, but the seed-7
-hands drawn at twice the size 188 against 189, the seed-7 and seed-10 hands as before: 1.6 stays);
-SLANT_AGAIN and FORESHORTENED as bundled; SQUARE_ON_LOOKS 377 at 1, 2 and 4, a tie that the real
-photos tipped 40 degrees further break for 2 (24 against 22 at 1). With the steep hands chosen by
-too (the thirtieth session, DOUBT_SLANT at 1.1; benchmarks/results/slant_threshold-steep.md): 377 +
-151 at 1.1, 379 + 147 at 1.2, 377 + 145 at 1.4; held off by the time budget still, since DOUBT_SLANT
-redraws the photos that need it."""
+"""A photo whose nearest tile looks this much larger than its farthest is redrawn square-on and its
+tiles found again. Chosen by benchmarks/slant_threshold.py (benchmarks/results/slant_threshold.md),
+held above 1.2 by the time budget."""
 DOUBT_SLANT = 1.0
-"""Where the first look left doubt (a tile read unsurely, or a box of no tile's shape: ODD_SHAPE), the
-photo is redrawn square-on where its tiles say it is slanted more than this (SLANT otherwise): at
-1.0, wherever they give a plane at all, so the second look also sees the tiles larger, cut round
-them. A second look costs a forward pass, spent only where the first left something a square-on view
-could mend (a printed back refused or a tile beyond the frame it could not). Photos taken from a
-chair, 45-60 degrees off vertical, beyond the tilts the detector learnt (``hubcam synth --tilt
-45-60``), ask for it. Chosen by benchmarks/slant_threshold.py on the validation hands and 200 such
-steep hands together (seed 22; the thirtieth session, before REFINE_IN_VIEW;
-benchmarks/results/slant_threshold-steep.md): never 377 + 134, 1.0 377 + 145, 1.1 377 + 145, 1.2 377
-+ 140, 1.3 377 + 137; of the tied the lowest, as for SLANT. Beside: the real photos slanted 40
-degrees further 24, 26, 25, 24, 24 of 27; the seed-7 hands 188 never, 187 at 1.0 and 1.1; the
-seed-10 hands 373, 377, 374; the steep seed-21 hands 131, 143, 140. Counting a refused printed back
-or a tile beyond the frame as doubt too, 1.1 lost 4 seed-7 hands (backs redrawn read as counts). Its
-cost: a second look for a photo read with doubt, even from above (TAK1EDD1NE's RO photo then counts
-six printed backs instead of three, its total wrong either way), and the 4032x3024 synthetic hand of
-benchmarks/score_bench.py is redrawn."""
+"""SLANT's place where the first look left doubt (a half read unsurely, an odd box): 1.0 redraws
+wherever the tiles give a plane. Chosen by benchmarks/slant_threshold.py (results/slant_threshold-steep.md)."""
 REFINE_IN_VIEW = True
-"""Boxes found in a photo redrawn square-on are refined in that view, where the tiles look as the
-refiner learnt them (from above, or tilted up to 45 degrees), then taken back to the photo; refined
-in the photo instead (as until the thirtieth session), a steeply slanted photo's far tiles are small
-trapezoids with their sides in view. Kept by benchmarks/slant_threshold.py's rule, the most exact
-totals over the validation and steep seed-22 hands together (375 + 150 against 377 + 145). Through
-the whole pipeline (scratch runs, DOUBT_SLANT at 1.0): the steep seed-22 and seed-21 hands 150 and
-150 of 200 against 145 and 143, the validation hands 375 against 377, the seed-10 hands 378 against
-377, the seed-7 hands 187 both, the real photos 27 of 27 both and their variants 372 of 378 both.
-Refining again in the photo the boxes that reach beyond its edge (which the view does not show as
-the photo's edge) did not mend the validation hands (375) and cost steep ones (147)."""
+"""Boxes found in the square-on view are refined there, where tiles look as the refiner learnt them.
+Kept by benchmarks/slant_threshold.py (benchmarks/results/slant_threshold-steep.md)."""
 SPREAD_SLANT = 1.6
-"""A photo whose largest tile looks this much larger than its smallest (``size_spread``, before any
-fit) is redrawn square-on even where the plane fitted to its tiles says it is slanted less than
-SLANT: in a photo taken at a steep slant the detector's boxes are rectangles rather than the
-trapezoids the tiles show, and the plane fitted to them is nearly square-on (real photos slanted
-40 degrees further: 1.0-1.4 fitted against 1.4-2.5 on their labelled corners), while their sizes
-still tell the slant. The lowest of the thresholds with the most exact totals on the synthetic
-validation hands (benchmarks/slant_threshold.py, which has the numbers)."""
+"""A photo whose largest tile looks this much larger than its smallest is redrawn square-on even where
+the fitted plane says less than SLANT. Chosen by benchmarks/slant_threshold.py."""
 SLANT_AGAIN = 1.1
 """Where the tiles found in the photo redrawn square-on say the view is still slanted more than
 this, it is redrawn again from them (their plane is nearer the truth than the first, fitted to
 the detector's boxes in the slanted photo), up to SQUARE_ON_LOOKS views: benchmarks/slant_threshold.py."""
 FORESHORTENED = 2.2
-"""A photo whose boxes are at the median more than this many times as long as they are wide is seen
-foreshortened (a tile's face is 2:1) and is redrawn square-on even where its tiles look alike in
-size (SLANT, SPREAD_SLANT); a view whose boxes still look so is redrawn again (as SLANT_AGAIN
-says). The real photos tipped 40 degrees further that were never redrawn have boxes at 2.35-2.41
-(their labelled tiles at 2.9-3.3: the detector and the refiner draw boxes nearer 2:1 than the
-tiles show, so the plane fitted to them looks nearly square-on, 1.0-1.2); the real photos as taken
-are at 1.98-2.14. The 400 synthetic validation hands total 387 at every value from 2.2 to 2.4 and
-never (a tie: the lowest is taken); beside the choice, the real photos tipped 40 degrees further
-total 23 of 27 against 20 never, tipped 25 degrees 26 against 25 (benchmarks/slant_threshold.py)."""
+"""A photo whose boxes are at the median this many times as long as wide is redrawn square-on (and a
+view still so, again). Chosen by benchmarks/slant_threshold.py (benchmarks/results/slant_threshold.md)."""
 FORESHORTENED_TILES = 4
 """... told only by this many boxes or more: of three, one over a standing tile (its face seen tall
 and narrow) set the median in a synthetic validation hand."""
@@ -194,62 +112,17 @@ SQUARE_ON_LOOKS = 2
 fewest with the most exact totals on the synthetic validation hands (386 with one, 387 with two to
 four; the real photos tipped 40 degrees further 21, 23, 24, 24): benchmarks/slant_threshold.py."""
 VIEW_OVER_INPUT = 2
-"""The photo redrawn square-on is at most this many times the detector's input on its longer side
-(896 px at 448): the detector shrinks it to its input anyway (smoothly, from twice the size), and
-the verifier's crops are 64 px long. At 2 the 400 synthetic validation hands and the real photos
-slanted 25 and 40 degrees further total as with the 1600 px view before at every slant threshold
-from 1.4 up (benchmarks/slant_threshold.py), and the redrawing costs about 11 ms instead of 21 on
-a slanted 2366x2900 photo (scratch timing; benchmarks/score_bench.py's whole run: 1.39x decode plus
-both forward passes against 1.57x); at 1024 px a box over two parts of tiles in one validation hand tipped
-the threshold's choice to 1.2 (scratch)."""
+"""The square-on view is at most this many times the detector's input on its longer side: as
+exact as a 1600 px view and half the redrawing time (benchmarks/results/slant_threshold.md)."""
 COVERED = 0.6
-"""A kept box lying more than this share of its area inside a better kept box is dropped: tiles never
-lie on one another, so it is part of a tile already kept (a box over one half of a tile and
-beyond, read as a small double), which overlaps that tile too little for suppression by IoU
-(``WEIGHING.iou``) to take it. Chosen on the 400 synthetic validation hands by
-benchmarks/covered.py (the loosest share with the most exact totals: 384 never dropping, 385 at
-0.3-0.6, 384 at 0.7 and 0.8); the real photos are the same at every share. Run again once boxes
-lying on better ones were also dropped after refining, slanted photos redrawn by their tiles'
-size spread and cut tiles read from READ_IN_FRAME: 386 never, 387 at every share from 0.3 to
-0.8, a tie that gives no reason to move from 0.6 (the benchmark's tie rule would take 0.8, where
-the real photos tipped 25 and 40 degrees further keep one more box over no tile each). Run again
-on the generator-13 validation hands (the twenty-ninth session, benchmarks/results/covered.md): 375
-never, 376 at 0.3, 377 from 0.4 to 0.8, a tie again: 0.6 stays.
-Also tried (the twenty-ninth session, scratch runs): dropping a box that better boxes cover
-together, more than 0.7 or 0.8 of it, as a box across the ends of two neighbours is (seed-7 hand
-00197: an 11-4 read across an 11-11 and a 2-4). At 0.8 the seed-7 hands total 189 of 200 against
-188 and the validation and seed-10 hands as before (377, 373), so by the benchmark's rule (a tie
-on the validation hands) it is not taken; at 0.7 the robot photos of benchmarks/box_labelled.py
-lose 4 face-up tiles, where their low camera sees boxes overlap. Run again in the thirty-fifth session
-with the refiner's verdict, which lets more such boxes through (scratch runs; the shares a box has in
-each better box summed): the choosing hands (seed-10 and steep seed-22) 378 + 154 at 0.7, 0.8 and 0.9
-as never; the seed-7 hands 186, 185 and 185 against 184, the validation hands 378, 378 and 377
-against 377, the steep seed-21 hands 152 at each, the real photos 27; at 0.7 the robot photos count
-387 face-up tiles against 392, at 0.8 the same as never. A tie where it is chosen: not taken."""
+"""A kept box lying more than this share inside a better one is part of that tile: dropped. Chosen by
+benchmarks/covered.py (benchmarks/results/covered.md)."""
 REFINED_IOU = WEIGHING.iou
-"""A refined box overlapping a better refined box by more than this IoU is dropped as the same tile
-again (as boxes are suppressed before refining; tiles never lie on one another). The refiner moves
-each box onto the tile under it, so two boxes the detector put over different parts of one tile,
-which overlapped too little to suppress each other, can come out as one box twice, read and
-counted twice (a real photo slanted 25 degrees further, benchmarks/real_variants.py). The
-synthetic validation and seed-7 hands and the real photos as taken total as before."""
+"""Refined boxes overlapping a better refined box this much are the same tile again: dropped
+(a real photo slanted 25 degrees further, benchmarks/results/real_variants.md)."""
 SECOND_LOOK = SecondLook(few_tiles=8, size=128)
-"""Real tiles cut out of their photos so that they fill more of the frame: the first look alone
-finds 0.968 of them at 40 % of the photo's longer side, half at 50 %, 0.008 at 60 %; with
-this second look (3 ms, against 22 ms for the first) 0.992, 1.000, 1.000, 0.991 at 70 % and 0.970
-at 80 %. Fewer tiles (3 or 5) miss close-ups where pips and dividers pass for small tiles; 160 or
-224 px find fewer of the largest tiles (benchmarks/close_up.py tries others beside).
-Also tried (the twenty-ninth session, scratch runs): a look at another size, its proposals pooled
-with the first look's and everything after it done again, for a photo in which the pipeline refused
-most of what it found (4 boxes or more uncertain, and more than it counted). That fires on none of
-the synthetic validation or seed-7 hands or the pip-labelled real photos, on Rakeduk's b4.jpg and
-q7.jpg (the pink 1-2 on black leather, whose whole box the detector scores 0.37-0.85 at every
-size tried from 256 to 768 px but not at all at 448) and on 16 of karthikVenkataramana's 62 robot
-photos. At 384 px benchmarks/read_by_eye.py totalled 11 of 13 against 10 (at 320 and 512, 12), and
-the robot photos' miscounts (benchmarks/box_labelled.py: face-up tiles not counted, others counted,
-counts over no tile) came to 188 against 197 never; but 207 at 320, 219 at 352, 209 at 416, 215 at
-512, and 204 and 201 at 384 when asked to refuse two or three times what it counted. One good size
-among worse neighbours is luck, not a rule: not kept."""
+"""A second, smaller look where few tiles are found, for close-ups whose tiles fill the frame.
+Chosen by benchmarks/close_up.py (benchmarks/results/close_up.md)."""
 
 
 @dataclass(frozen=True)
@@ -273,20 +146,8 @@ class CloserLook:
 
 
 CLOSER_LOOK = CloserLook(small_px=50, least_gain=1.3, target_px=85)
-"""The real photos as if taken from further away (benchmarks/real_variants.py's ``farther-50`` and
-``farther-35``: each shrunk to half or a third of its size in the middle of a canvas of its own size,
-the tiles 20-50 px long at the detector's input): one look alone totals 21 and 20 of 27 exactly, its
-boxes of such tiles scored below ``LEAST_BOX_SCORE`` or missed; with this closer look 26 and 27. A
-scratch sweep of ``small_px`` through the whole pipeline, every other setting as bundled (seed-7, seed-10,
-seed-8 validation, steep seed-22, steep seed-21 hands): one look 187, 378, 379, 152, 152 (1,248); 50 px
-188, 377, 380, 155, 152 (1,252); 60 px 188, 376, 379, 154, 151 (1,248), with farther-50 and farther-35 at
-26 and 27 either way; the other variants and the as-taken photos as with one look. Its boxes looked at
-alone, in place of the first look's rather than pooled with them, the 60 px look lost 4 of the
-choosing and 4 of the validation hands cut out tightly (a tile's length to spare: a hand of 1-3 tiles
-shown larger than the detector learnt), and 3 and 2 cut no closer than ``target_px`` (boxes over
-standing tiles that the first look saw standing). It costs a forward pass where it looks: the
-synthetic hand of benchmarks/score_bench.py, its tiles 31 px at the input, takes about 50 ms against
-31 at 1600x1200 (benchmarks/HISTORY.md)."""
+"""A closer look where the tiles are small at the detector's input (photos taken from further
+away: benchmarks/results/real_variants.md, ``farther-50`` and ``farther-35``)."""
 
 
 def closer_region(
@@ -513,7 +374,9 @@ class HandScorer:
         alone = np.flatnonzero(~covered_by_better(np.asarray(corners), self.config.covered, REFINED_IOU))
         return [corners[i] for i in alone], scores[alone]
 
-    def odd_ones(self, corners: list[np.ndarray], readings: list[Reading], frame: tuple[int, int]) -> list[str]:
+    def odd_ones(
+        self, corners: list[np.ndarray], readings: list[Reading], frame: tuple[int, int]
+    ) -> list[Reason | None]:
         """``odd_shapes``' reasons for the boxes as read (only boxes read surely tell the plane)."""
         read = [not reading.uncertain for reading in readings]
         return odd_shapes(corners, self.config.odd_shape, self.config.smallest_box, frame, read)
@@ -548,25 +411,8 @@ class HandScorer:
                 spent_reading += time.perf_counter() - begun
                 (corners, scores, proposals), readings, odd = looked, again, odd_again
         detected = time.perf_counter() - spent_reading  # timed as if the tiles were all found, then read
-        posed = seen_in_other_pose(corners, proposals, self.config.other_pose)
-        # why each is left out: a reading beyond the frame says most, then what the box is not, then the reading
-        why = [
-            BEYOND_FRAME if reading.why == BEYOND_FRAME else OTHER_POSE_SEEN if pose else shape or reading.why
-            for reading, shape, pose in zip(readings, odd, posed, strict=True)
-        ]
-        sureness = [float(min(score, *reading.confidence)) for score, reading in zip(scores, readings, strict=True)]
-        if self.config.least_score is not None:
-            why = or_reason(why, [float(score) < self.config.least_score for score in scores], FOUND_UNSURELY)
-        if self.config.across is not None:  # before ONE_OF_EACH: a box across two tiles' ends may read as either
-            why = or_reason(why, across_two(corners, sureness, self.config.across), ACROSS_TWO)
-        if self.config.one_of_each:  # only tiles counted so far can be read alike
-            alike = read_alike([reading.pips for reading in readings], sureness, [reason is None for reason in why])
-            why = or_reason(why, alike, READ_ALIKE)
+        tiles = leave_out(self.config, Found(corners, scores, readings, odd, proposals), frame)
         done = time.perf_counter()
-        tiles = tuple(
-            Sighting(quad, reading.pips, sure, reason, is_cut(quad, *frame))
-            for quad, sure, reading, reason in zip(corners, sureness, readings, why, strict=True)
-        )
         timings = {
             "detect": (detected - start) * 1000,
             "pips": (done - detected) * 1000,
