@@ -38,12 +38,8 @@ EXTRA_SCENES = (
      "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes; verdict: default, and given 0, its recipe's)"),
     ("--back-scenes", "pips: extra scenes with printed backs face down, taught as no count "
      "(CounterRecipe.back_scenes)"),
-    ("--steep-scenes", "pips, verifier: extra scenes photographed steeply (CounterRecipe.steep_scenes; the verifier's "
-     "are also taught redrawn square-on, VerifierRecipe.steep_scenes)"),
     ("--standing-scenes", "verifier: extra scenes with standing tiles seen from lower down "
      "(VerifierRecipe.standing_scenes)"),
-    ("--view-scenes", "refiner: extra scenes photographed steeply, taught in the photo redrawn square-on "
-     "(RefinerRecipe.view_scenes)"),
 )  # fmt: skip
 """``hubcam train``'s counts of extra scenes of one kind or another, and what each is (its help)."""
 
@@ -134,9 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         "photos", nargs="+", type=Path, help="JPEG or PNG photos, or folders of them (each photo directly inside)"
     )
     score.add_argument("--json", action="store_true", help="one JSON line per photo")
-    score.add_argument(
-        "--overlay", type=output_folder, metavar="DIR", help="write each photo with its tiles drawn on"
-    )
+    score.add_argument("--overlay", type=output_folder, metavar="DIR", help="write each photo with its tiles drawn on")
     score.add_argument(
         "--set", type=int, choices=[6, 9, 12, 15, 18], default=None,
         help="the set's highest double (default: the smallest set that holds every count read with confidence)",
@@ -163,31 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         train.add_argument(flag, type=int, default=0, help=what)
     train.add_argument("--seed", type=int, default=None, help="default: the recipe's")
     train.add_argument(
-        "--cut-tiles", action="store_true", help="pips: also learn tiles cut by the frame (CounterRecipe.cut_tiles)"
-    )
-    train.add_argument(
-        "--overshoot", type=float, default=0.0,
-        help="pips: share of tiles taught with their box run past one end (CounterRecipe.overshoot)",
-    )  # fmt: skip
-    train.add_argument(
         "--glossy", type=float, default=0.0,
         help="pips: share of halves taught under a specular reflection (CounterRecipe.glossy)",
     )  # fmt: skip
     train.add_argument(
-        "--colour-cast", type=float, default=0.0,
-        help="pips: spread of each channel's log gain while training (CounterRecipe.colour_cast)",
-    )  # fmt: skip
-    train.add_argument(
         "--half-px", type=int, default=None,
         help="pips: the side of a half as the counter sees it (default 48; CounterRecipe.half_px)",
-    )  # fmt: skip
-    train.add_argument(
-        "--least-count", type=int, default=0,
-        help="pips: teach only halves of this many pips or more (CounterRecipe.least_count; needs --out)",
-    )  # fmt: skip
-    train.add_argument(
-        "--hidden", action="store_true",
-        help="pips: teach halves with a pip washed out by glare as no count (CounterRecipe.hidden)",
     )  # fmt: skip
     train.add_argument(
         "--max-lr", type=float, default=None,
@@ -199,15 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument(
         "--strided-stem", action="store_true",
-        help="verifier, pips, refiner: the first convolution steps two pixels instead of pooling after (faster; "
+        help="pips: the first convolution steps two pixels instead of pooling after (faster; "
         "vision.train.smallnet.small_cnn)",
     )  # fmt: skip
     train.add_argument(
-        "--averaged-crops", action="store_true", help="refiner: crops averaged down (RefinerRecipe.averaged)"
-    )
-    train.add_argument(
         "--printed-backs", type=float, default=None, metavar="SHARE",
-        help="verifier: the share of sets with printed backs in its usual and steep scenes (default: the "
+        help="verifier: the share of sets with printed backs in its usual scenes (default: the "
         "generator's; VerifierRecipe.printed_backs)",
     )  # fmt: skip
     train.add_argument(
@@ -647,38 +619,24 @@ def run_train(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise UsageError(f"training needs the train extra ({error.name} is missing): make train-deps") from None
     if args.model == "pips":
-        if not 0 <= args.overshoot <= 1:
-            raise UsageError(f"--overshoot is a share of tiles, 0 to 1 (got {args.overshoot})")
         if not 0 <= args.glossy <= 1:
             raise UsageError(f"--glossy is a share of halves, 0 to 1 (got {args.glossy})")
-        if not 0 <= args.colour_cast <= 1:
-            raise UsageError(f"--colour-cast is a spread of log gains, 0 to 1 (got {args.colour_cast})")
         if args.half_px is not None and not 16 <= args.half_px <= 128:
             raise UsageError(f"--half-px is a half's side in pixels, 16 to 128 (got {args.half_px})")
-        if not 0 <= args.least_count <= 18:
-            raise UsageError(f"--least-count is a number of pips, 0 to 18 (got {args.least_count})")
         recipe = CounterRecipe(
             scenes=CounterRecipe.scenes if args.scenes is None else args.scenes,
             high_scenes=args.high_scenes,
             epochs=args.epochs or CounterRecipe.epochs,
             seed=CounterRecipe.seed if args.seed is None else args.seed,
-            cut_tiles=args.cut_tiles,
-            overshoot=args.overshoot,
             glossy=args.glossy,
-            colour_cast=args.colour_cast,
             half_px=args.half_px or CounterRecipe.half_px,
-            least_count=args.least_count,
             widths=args.widths or CounterRecipe.widths,
             strided_stem=args.strided_stem,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
-            steep_scenes=args.steep_scenes,
-            hidden=args.hidden,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,
         )
-        if recipe.least_count and args.out is None:
-            raise UsageError("--least-count trains a counter of high halves only, which is not bundled: give --out")
         return trained(train_and_export, args.out or Path("models/pip-counter"), recipe, args.resume)
     if args.model == "verifier":
         from vision.train import verifier as train_verifier
@@ -690,10 +648,8 @@ def run_train(args: argparse.Namespace) -> int:
             epochs=args.epochs or VerifierRecipe.epochs,
             seed=VerifierRecipe.seed if args.seed is None else args.seed,
             widths=args.widths or VerifierRecipe.widths,
-            strided_stem=args.strided_stem,
             standing_scenes=args.standing_scenes,
             bright_scenes=args.bright_scenes,
-            steep_scenes=args.steep_scenes,
             printed_backs=args.printed_backs,
             face_down=args.face_down,
             start_from=str(args.start_from or ""),
@@ -711,10 +667,7 @@ def run_train(args: argparse.Namespace) -> int:
             epochs=args.epochs or RefinerRecipe.epochs,
             seed=RefinerRecipe.seed if args.seed is None else args.seed,
             max_lr=args.max_lr or RefinerRecipe.max_lr,
-            view_scenes=args.view_scenes,
             start_from=str(args.start_from or ""),
-            strided_stem=args.strided_stem,
-            averaged=args.averaged_crops,
         )
         return trained(
             train_refiner.train_and_export, args.out or Path("models/box-refiner"), refiner_recipe, args.resume

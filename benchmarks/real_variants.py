@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -34,26 +33,9 @@ from vision.data.labels import LabelledImage
 from vision.data.real import iter_images, pip_labelled
 from vision.eval.metrics import score_image, summarise
 from vision.pipeline import HandScorer
-
-Variant = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""A photo in, the changed photo and the 3x3 matrix taking its pixels to the changed photo's out."""
+from vision.synth.retake import Variant, onto_canvas, slanted
 
 KEPT = np.eye(3)
-
-
-def onto_canvas(image: np.ndarray, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Warp the whole photo by ``matrix`` onto a canvas just large enough, scaled back to the
-    photo's own number of pixels (a slanted photo is not a larger one)."""
-    height, width = image.shape[:2]
-    frame = np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float64)
-    warped = cv2.perspectiveTransform(frame, matrix)[0]
-    low, high = warped.min(axis=0), warped.max(axis=0)
-    scale = np.sqrt(width * height / np.prod(high - low))
-    fit = np.array([[scale, 0, -low[0] * scale], [0, scale, -low[1] * scale], [0, 0, 1]])
-    whole = fit @ matrix
-    size = tuple(int(np.ceil(side)) for side in (high - low) * scale)
-    out = cv2.warpPerspective(image, whole, size, flags=cv2.INTER_AREA, borderValue=border_colour(image))
-    return out, whole
 
 
 def turned(quarter_turns: int) -> Variant:
@@ -76,21 +58,6 @@ def rotated(degrees: float) -> Variant:
         height, width = image.shape[:2]
         matrix = np.vstack([cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0), [0, 0, 1]])
         return onto_canvas(image, matrix)
-
-    return variant
-
-
-def slanted(degrees: float) -> Variant:
-    """As if the camera had been tipped ``degrees`` further back about the photo's horizontal axis
-    (focal length the photo's longer side, about a phone's main camera): the far side shrinks."""
-
-    def variant(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        height, width = image.shape[:2]
-        focal = max(height, width)
-        camera = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
-        angle = np.radians(degrees)
-        turn = np.array([[1, 0, 0], [0, np.cos(angle), -np.sin(angle)], [0, np.sin(angle), np.cos(angle)]])
-        return onto_canvas(image, camera @ turn @ np.linalg.inv(camera))
 
     return variant
 

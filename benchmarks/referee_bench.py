@@ -19,8 +19,8 @@ from typing import Any
 
 from engine import Rules
 from engine.game import play_rounds
+from engine.random_logs import random_log  # the same injected-event logs the differential fuzzer judges
 from engine.referee import moves_to_log, read_log, referee, replay
-from tests.fuzz import random_log  # the same injected-event logs the differential fuzzer judges
 
 GOAL_EVENTS_PER_S = 20_000
 

@@ -61,7 +61,7 @@ if source == "synthetic":
     if image.shape[1] != width:  # the renderer turned the camera to portrait: turn the photo, never stretch it
         image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
 elif slanted_from is not None:
-    from benchmarks.real_variants import slanted
+    from vision.synth.retake import slanted
     image = slanted(40)(read_photo(Path(slanted_from)))[0]
 else:
     image = read_photo(Path(source))

@@ -319,42 +319,26 @@ def test_an_overrun_box_runs_past_one_end_only():
     assert grown_ends == {"first", "last"}
 
 
-def test_overshoot_changes_the_boxes_taught_but_not_the_counts():
-    from vision.synth.scene import FULL
-    from vision.train.counter import CounterRecipe, HalvesJob, scene_halves
-
-    halves, counts = scene_halves(HalvesJob(17, FULL))
-    overrun_halves, overrun_counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(overshoot=1.0)))
-    assert np.array_equal(counts, overrun_counts)
-    assert not np.array_equal(halves, overrun_halves)
-
-
-
-
-def test_a_cut_tile_is_taught_as_the_detector_finds_it():
-    from vision.train.counter import CUT, as_found, half_classes
+def test_a_cut_tile_is_shown_to_the_refiner_as_the_detector_finds_it():
+    from vision.train.counter import as_found
 
     tile = np.array([[-30, 60], [-30, 20], [50, 20], [50, 60]], np.float32)  # its first half mostly beyond x = 0
     found = as_found(tile, 200, 100)
     assert found is not None
     assert found[:, 0].min() == pytest.approx(0) and found[:, 0].max() == pytest.approx(50)
     assert found[:2, 0].mean() < found[2:, 0].mean()  # the corners[0..1] end is still the one at the left
-    # the box's first half lies over part of each true half: it teaches nothing; the half beyond: cut
-    assert half_classes(tile, found, [3, 4], 200, 100) == [CUT, -1]
-    within = np.array([[-4, 60], [-4, 20], [76, 20], [76, 60]], np.float32)  # 4 px beyond: its halves lie over
-    assert half_classes(within, as_found(within, 200, 100), [3, 4], 200, 100) == [3, 4]
     assert as_found(tile - np.float32([45, 0]), 200, 100) is None  # too little of it shows
 
 
-def test_cut_tiles_are_taught_only_when_asked():
-    from vision.synth.scene import FULL
-    from vision.train.counter import CUT, CounterRecipe, HalvesJob, scene_halves
+def test_tiles_cut_by_the_frame_are_not_taught_to_the_counter():
+    from vision.synth.scene import FULL, make_scene, render
+    from vision.train.counter import HalvesJob, scene_halves
 
-    # a hand with a tile the frame cuts
-    halves, counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(cut_tiles=True)))
-    assert (counts == CUT).any() and len(halves) == len(counts)
-    halves, counts = scene_halves(HalvesJob(17, FULL))  # the bundled counter's recipe: left out
-    assert not (counts == CUT).any() and len(halves) == len(counts) and counts.max() <= 18
+    _, label = render(make_scene("hand", 17, FULL), (1280, 960), FULL)  # a hand with a tile the frame cuts
+    cut = [tile for tile in label["tiles"] if tile["pose"] == "face_up" and tile["cut"]]
+    whole = [tile for tile in label["tiles"] if tile["pose"] == "face_up" and not tile["cut"]]
+    halves, counts = scene_halves(HalvesJob(17, FULL))
+    assert cut and len(halves) == len(counts) <= 2 * len(whole) and counts.max() <= 18
 
 
 def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
@@ -368,32 +352,6 @@ def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
     assert (counts == BACK).any() and len(halves) == len(counts)  # those the bundled counter reads blank: left out
     face_up = scene_halves(HalvesJob(seed, BACK_SCENE))[1]  # not asked: the face-up halves alone
     assert not (face_up == BACK).any() and len(face_up) == (counts != BACK).sum()
-
-
-def test_halves_with_a_pip_washed_out_are_taught_as_no_count_only_when_asked():
-    import dataclasses
-
-    from vision.synth.scene import FULL
-    from vision.train.counter import HIDDEN, CounterRecipe, HalvesJob, scene_halves
-
-    seed = 10  # strong glare on most tiles of every hand
-    glare = dict(glare_share=1.0, glare_tiles=0.8, glare_strength=(0.6, 1.5), sets=(6, 9, 12))
-    glare_scene = dataclasses.replace(FULL, **glare)
-    halves, counts = scene_halves(HalvesJob(seed, glare_scene, CounterRecipe(hidden=True)))
-    assert (counts == HIDDEN).any() and len(halves) == len(counts)
-    as_counts = scene_halves(HalvesJob(seed, glare_scene))[1]  # the recipes before: every half its count
-    assert not (as_counts == HIDDEN).any() and len(as_counts) == len(counts)
-    assert np.array_equal(as_counts[counts != HIDDEN], counts[counts != HIDDEN])
-
-
-def test_a_high_counter_is_taught_only_high_halves_at_its_own_size():
-    from vision.synth.scene import FULL
-    from vision.train.counter import CounterRecipe, HalvesJob, scene_halves
-
-    halves, counts = scene_halves(HalvesJob(17, FULL))
-    high_halves, high_counts = scene_halves(HalvesJob(17, FULL, CounterRecipe(half_px=64, least_count=4)))
-    assert high_halves.shape[1:] == (64, 64, 3) and len(high_halves) == len(high_counts)
-    assert np.array_equal(high_counts, counts[counts >= 4]) and (counts < 4).any()
 
 
 def test_a_counter_recipe_builds_the_network_of_its_widths():

@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 from engine import referee
-from tests.fuzz import every_variant, random_log, random_rules, without_hands
+from engine.random_logs import every_variant, random_log, random_rules, without_hands
 from tests.oracle import oracle_referee
 
 ALL_REASONS = {

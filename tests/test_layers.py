@@ -71,6 +71,15 @@ def test_no_module_imports_a_part_it_may_not_use(path):
     assert not crossing, f"{own} imports {crossing}"
 
 
+def test_no_source_imports_the_tests_and_the_product_tests_import_no_benchmark():
+    """Test helpers stay in tests; the product's tests (tests/) import no measuring code, whose own
+    tests live beside it (benchmarks/tests/)."""
+    for path in SOURCES:
+        assert not any(name == "tests" or name.startswith("tests.") for name in imports_of(path)), path
+    for path in (ROOT / "tests").rglob("*.py"):
+        assert not any(name.startswith("benchmarks") for name in imports_of(path)), path
+
+
 def test_the_engine_imports_nothing_else_of_the_repository():
     for path in (ROOT / "engine").rglob("*.py"):
         assert all(part_of(name) in (None, "run time") and not name.startswith(("vision", "calibration", "models"))

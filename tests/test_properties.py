@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from engine import Move, RoundState, Rules, referee
 from engine.players import STRATEGIES, choose_move
+from engine.random_logs import every_variant, random_log, random_rules, without_hands
 from engine.referee import moves_to_log, state_json
-from tests.fuzz import every_variant, random_log, random_rules, without_hands
 from tests.invariants import check_all
 
 

@@ -22,7 +22,7 @@ from vision.detect.refine import (
     through_each,
 )
 from vision.synth.scene import FULL, make_scene, render
-from vision.train.refiner import FARTHEST, RefinerRecipe, match_boxes, view_boxes
+from vision.train.refiner import match_boxes
 from vision.train.verifier import rectangle
 
 TILE = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
@@ -76,15 +76,6 @@ def test_boxes_learn_the_tile_they_overlap_and_a_cut_tiles_box_learns_the_whole_
     assert len(kept) == 2 and targets[0] is inside and targets[1] is cut
 
 
-def test_a_view_scene_teaches_boxes_over_its_tiles_in_the_photo_redrawn_square_on():
-    crops, offsets = view_boxes((650_004, RefinerRecipe()))  # a steep hand of 17 face-up tiles
-    assert crops.shape[1:] == (*CROP_SHAPE, 3) and len(crops) == len(offsets) >= 17
-    worst = np.linalg.norm(offsets.reshape(-1, 4, 2), axis=2).max(axis=1)
-    assert worst.max() <= FARTHEST * np.sqrt(2) and np.median(worst) < 0.1  # boxes near their tiles in the view
-    few = view_boxes((650_003, RefinerRecipe()))  # two face-up tiles: no plane to redraw the photo on
-    assert few[0].shape == (0, *CROP_SHAPE, 3) and few[1].shape == (0, 8)
-
-
 @pytest.mark.skipif(not REFINER.exists(), reason="no bundled box refiner")
 def test_the_bundled_refiner_mends_boxes_run_past_a_tiles_end():
     from vision.train.counter import overrun
@@ -111,20 +102,3 @@ def test_points_go_through_each_boxs_own_homography_as_opencv_takes_them():
 def test_a_missing_refiner_model_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="box refiner"):
         BoxRefiner(tmp_path / "nothing.onnx")
-
-
-def test_a_large_box_is_cropped_averaged_where_the_refiner_learnt_it_so(tmp_path):
-    import json
-    import shutil
-
-    image = np.zeros((1200, 1200, 3), np.uint8)
-    image[:, ::2] = 255  # one-pixel stripes, which a crop twelve times smaller can only average
-    tile = TILE * 6
-    sampled, averaged = crop_box(image, tile), crop_box(image, tile, averaged=True)
-    assert abs(float(averaged[10:30, 14:50].mean()) - 127.5) < 3 and averaged[10:30, 14:50].std() < 3
-    stripes = sampled[10:30, 14:50].astype(float)
-    assert abs(stripes.mean() - 127.5) > 40 or stripes.std() > 30  # sampling catches stripes or misses them
-    shutil.copy(REFINER, tmp_path / "model.onnx")
-    assert not BoxRefiner(tmp_path / "model.onnx").averaged  # no card: crops as sampled
-    (tmp_path / "card.json").write_text(json.dumps({"recipe": {"averaged": True}}))
-    assert BoxRefiner(tmp_path / "model.onnx").averaged

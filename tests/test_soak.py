@@ -9,7 +9,7 @@ import pytest
 
 from engine import RoundState
 from engine.players import STRATEGIES, choose_move
-from tests.fuzz import every_variant, random_rules
+from engine.random_logs import every_variant, random_rules
 from tests.invariants import check_all
 
 ROUNDS = 1000

@@ -268,26 +268,6 @@ def test_glossy_patches_only_lighten_keep_pips_darker_and_draw_nothing_at_share_
     assert 0 < some.float().mean() < changed.float().mean()
 
 
-def test_colour_casts_scale_each_image_s_channels_alike_everywhere_and_nothing_at_spread_zero():
-    torch = pytest.importorskip("torch")
-    from vision.train.smallnet import colour_casts
-
-    batch = 0.2 + 0.6 * torch.rand(32, 3, 8, 8)
-    assert torch.equal(colour_casts(batch, torch.Generator().manual_seed(1), 0.0), batch)
-    cast = colour_casts(batch.clone(), torch.Generator().manual_seed(1), 0.15)
-    again = colour_casts(batch.clone(), torch.Generator().manual_seed(1), 0.15)
-    assert torch.equal(cast, again) and float(cast.min()) >= 0 and float(cast.max()) <= 1
-    unclipped = cast < 1
-    gains = torch.where(unclipped, cast / batch, torch.nan)
-    per_channel = gains.flatten(2).nanmedian(dim=2).values  # one gain per image and channel ...
-    assert torch.allclose(
-        torch.where(unclipped, gains, 0),
-        torch.where(unclipped, per_channel[..., None, None].expand_as(gains), 0),
-        atol=1e-5,
-    )
-    assert float(per_channel.std()) > 0.05  # ... differing between channels and images
-
-
 def test_a_box_mostly_inside_a_better_one_is_covered_and_neighbours_are_not():
     from vision.detect.verify import covered_by_better
 
@@ -324,13 +304,3 @@ def test_face_down_tiles_add_their_boxes_as_not_tiles_and_change_nothing_else():
     assert (labels == 0).sum() - (plain_labels == 0).sum() == face_down * (1 + LOOSENED_COPIES)
     assert (labels == 1).sum() == (plain_labels == 1).sum()
     assert np.array_equal(crops[: len(plain_crops)], plain_crops)  # the same boxes first, in the same order
-
-
-def test_a_steep_scene_teaches_its_boxes_as_shot_and_again_redrawn_square_on():
-    from vision.synth.redrawn import STEEP_SCENE
-    from vision.train.verifier import scene_boxes
-
-    crops, labels = scene_boxes(8_000_001, STEEP_SCENE, face_down=True)
-    both, both_labels = scene_boxes(8_000_001, STEEP_SCENE, face_down=True, also_redrawn=True)
-    assert np.array_equal(both[: len(crops)], crops) and np.array_equal(both_labels[: len(labels)], labels)
-    assert len(both) > len(crops) and both_labels[len(labels) :].sum() > 0  # tiles in the view too

@@ -16,10 +16,8 @@ BRIGHT_SHARE = 0.01
 """The brightest share of the photo's pixels, in their brightest channel, stands for its highlights
 (tile faces, white pips, cloth); a smaller share would be set by glare spots alone."""
 LEVEL = 200
-"""Highlights dimmer than this (of 255) are brought up to it. Every labelled real photo as taken has
-them at 128 or more, at 200 or more but four; the real photos darkened read best brought up to 200-210
-(benchmarks/real_variants.py's ``dim``), the synthetic validation hands lose one total in 400 at
-150-210 and four at 235."""
+"""Highlights dimmer than this (of 255) are brought up to it: the darkened real photos read best at
+200-210 (benchmarks/results/real_variants.md, ``dim``)."""
 MOST_GAIN = 3.0
 """No more than this: a photo of a dark table with dark tiles has little bright to bring up, and
 noise would only grow."""

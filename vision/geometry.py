@@ -60,10 +60,8 @@ def is_cut(corners: np.ndarray, width: int, height: int, margin_px: float = 2.0)
 
 
 HALF_IN_FRAME = 0.85
-"""A half is read only when this share of it lies inside the photo: pips beyond the frame's edge
-cannot be counted, and a half cut there would read as fewer pips (or none) with full confidence.
-Pips sit inset (the outer ones end about a sixth of a half from its edges), so a half cut by less
-still shows them all: real photos hold readable tiles with 6 % of a half beyond the edge."""
+"""A half is read only when this share of it lies inside the photo: pips sit inset, so a half cut by
+less still shows them all (real photos hold readable tiles 6 % beyond the edge)."""
 
 
 def halves_of(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,20 +14,8 @@ import cv2
 import numpy as np
 
 SHRINK_ABOVE = 1.5
-"""A warp that draws more than this many photo pixels to one (across) is averaged down first, to at
-most one to one. The synthetic hands' halves (about 0.6-2.3 photo pixels to one at 1280 x 960) are
-mostly drawn as before; the real photos' (3-11 to one) all averaged. Averaging down to one to one
-rather than to 1.5 or 2 to one left the real halves read more surely (the least sure tile read on
-its labelled corners at 0.79 against 0.63 and 0.55; a scratch comparison, not in the repository);
-``benchmarks/reader_confidence.py`` measures the result.
-
-The factor is a power of two (``shrinking``), reached by halving again and again: OpenCV averages
-by exactly two about three times as fast as by 3-7 (0.09 against 0.2-0.3 ms for a 420 x 700 part),
-and a real phone photo's twelve tiles took 5.5 ms to read with whole factors (``ceil``), 3.6 with
-powers of two, their least sure tiles read more surely still (0.82 and 0.90 on their labelled
-corners against 0.77 and 0.82), and down to the power of two below (the warp then shrinking by up
-to 2) 3.5 ms but 0.55 and 0.60 (a scratch comparison on IMG_6205 at 2268 x 3024, not in the
-repository)."""
+"""A warp drawing more than this many photo pixels to one is averaged down first, by powers of two,
+to at most one to one (benchmarks/results/reader_confidence.md measures the result)."""
 
 
 def warp_shrunk(

@@ -20,8 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_session import as_input, cpu_session, model_card, probabilities_of
-from vision.sampling import SHRINK_ABOVE, warp_shrunk
+from vision.onnx_session import as_input, cpu_session, probabilities_of
 
 LONG_PX = 40
 """The box's long side in the crop (its short side in proportion)."""
@@ -54,25 +53,24 @@ def framing(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return placed, cv2.getPerspectiveTransform(np.asarray(corners, np.float32), placed)
 
 
-def crop_framed(image_bgr: np.ndarray, to_crop: np.ndarray, averaged: bool = False) -> np.ndarray:
-    """The crop a box's homography ``to_crop`` makes, the photo's outside grey; ``averaged``: the
-    part of the photo it draws averaged down first where the crop shrinks it (``vision.sampling``),
-    else sampled bilinearly as it is."""
+def crop_framed(image_bgr: np.ndarray, to_crop: np.ndarray) -> np.ndarray:
+    """The crop a box's homography ``to_crop`` makes, sampled bilinearly, the photo's outside grey
+    (crops averaged down where they shrink the photo taught a worse refiner: benchmarks/HISTORY.md)."""
     height, width = CROP_SHAPE
-    return warp_shrunk(
-        image_bgr, to_crop, (width, height), SHRINK_ABOVE if averaged else None,
+    return cv2.warpPerspective(
+        image_bgr, to_crop, (width, height), flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_CONSTANT, borderValue=(OUTSIDE_GREY,) * 3,
     )  # fmt: skip
 
 
-def crop_box(image_bgr: np.ndarray, corners: np.ndarray, averaged: bool = False) -> np.ndarray:
+def crop_box(image_bgr: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The box rectified (``box_in_crop``) with its surroundings, the photo's outside grey."""
-    return crop_framed(image_bgr, framing(corners)[1], averaged)
+    return crop_framed(image_bgr, framing(corners)[1])
 
 
-def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray], averaged: bool = False) -> np.ndarray:
+def crop_boxes(image_bgr: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
     """``(n, 40, 64, 3)`` uint8 crops of every box."""
-    crops = [crop_box(image_bgr, quad, averaged) for quad in corners]
+    crops = [crop_box(image_bgr, quad) for quad in corners]
     return np.stack(crops) if crops else np.zeros((0, *CROP_SHAPE, 3), np.uint8)
 
 
@@ -114,8 +112,6 @@ class BoxRefiner:
 
     def __init__(self, model_path: Path) -> None:
         self.session = cpu_session(model_path, "box refiner")
-        self.averaged = bool(model_card(model_path).get("recipe", {}).get("averaged", False))
-        """Whether the model learnt crops averaged down (its card's recipe says; older cards: not)."""
         self.judges = VERDICT in {output.name for output in self.session.get_outputs()}
 
     def offsets(self, crops: np.ndarray) -> np.ndarray:
@@ -154,7 +150,7 @@ class BoxRefiner:
         """Each box's ``framing`` (worked out once: to cut its crop and to read the answer back) and the
         ``(n, 40, 64, 3)`` crops it cuts."""
         frames = [framing(box) for box in corners]
-        return frames, np.stack([crop_framed(image_bgr, to_crop, self.averaged) for _, to_crop in frames])
+        return frames, np.stack([crop_framed(image_bgr, to_crop) for _, to_crop in frames])
 
 
 NO_VERDICT = "this box refiner has no verdict of its own (its export has no 'tile' output)"

@@ -24,80 +24,29 @@ from vision.onnx_session import as_input, cpu_session
 from vision.read.halves import cut_halves
 
 COUNTS = max(SET_SIZES) + 1
-"""A half holds 0-18 pips. A counter may say one thing more, after the counts: that the half holds
-no count, being of a tile cut by the frame (its box is then the part inside it, as the detector
-finds such tiles) or of a printed back (vision.train.counter.CounterRecipe.cut_tiles,
-back_scenes). That answer is never a count: a half for which it is the likelier (NO_COUNT) is
-refused, and the tile reported uncertain; otherwise the count is read among the counts alone."""
+"""A half holds 0-18 pips. A counter may give one answer more, "no count" (a printed back's half):
+a half for which it is the likelier (NO_COUNT) is refused and its tile reported uncertain."""
 NO_COUNT = 0.5
-"""A half the counter says holds no count (see COUNTS) with at least this probability is refused; below
-it, the counts' probabilities are taken as if the half were surely of a face. Letting that answer's
-mass lower the count's confidence instead (as an impossible count's does) refused real halves it
-was merely unsure of: a single pip under shrink wrap's glare (Guix266's IMG_6212), read 1 with
-0.45 and a back's with 0.51, was then left out in 5 more of the 14 real variants
-(benchmarks/real_variants.py); refused only when likelier than not, the 200 seed-7 hands total 187
-exactly against 186, the validation hands 375 as before, the real photos 27 of 27 against 26 (a
-scratch comparison of the two rules with the counter that learnt backs). Swept in the twenty-eighth
-session with the bundled counter (seed-8, 7 and 10 hands; scratch runs): 377, 187, 372 at 0.3; 378,
-188, 372 at 0.4; 377, 188, 373 at 0.5; 374, 187, 372 at 0.6; 373, 187, 371 at 0.7; 372, 187, 371 at
-0.85: 0.5 stays. Also tried (the twenty-ninth session, scratch runs): refusing such a half only
-where the tile's other half is not read as a count of 1 or more at 0.95 or 0.99 (a printed back's
-other half reads blank; 8 faces of the 1,000 synthetic hands were refused so): every total the same."""
+"""A half the counter says holds no count with at least this probability is refused; below it the
+counts are read as if it were a face's (benchmarks/results/real_variants.md)."""
 SURE = 0.75
-"""A half read at least this confidently bounds the set from below. 0.9 until the twenty-sixth
-session; then, with the counter that learnt printed backs, exact totals (a scratch sweep, every
-other setting as bundled) at 0.9 / 0.75 / 0.6 / 0.5: the seed-8 validation hands 375 / 377 / 377 /
-377, seed-10 371 / 373 / 373 / 373, seed-7 187 / 188 / 188 / 188, the real photos 27 at each; the
-highest of the best taken. Lower, a lone double-12 tile held up close (jesperes' IMG_0648, whose 12
-reads below 0.75) would be read, but the robot photos would count 3 more boxes over no tile
-(benchmarks/box_labelled.py: 51 against 48 at 0.6)."""
+"""A half read at least this confidently bounds the set from below: the highest of the thresholds
+with the most exact totals (runs: benchmarks/HISTORY.md)."""
 SURE_HALVES = 2
-"""Fewer halves than this read with ``SURE`` confidence say nothing of the set in play: a lone
-double-12 tile held up close (jesperes' IMG_0648), its 7 read surely and its 12 at about 0.7, was
-taken for a double-9 set's and its 12 refused. The synthetic and real photos' totals are the same
-from 2 to 4 (a scratch sweep); the fewest taken."""
+"""Fewer halves than this read SURE say nothing of the set in play (a lone double-12 tile held up
+close); totals are the same from 2 to 4, the fewest taken."""
 MIN_CONFIDENCE = 0.4
-"""A tile with a half read less confidently than this is uncertain: listed, and left out of the total
-(the lowest threshold that keeps counted synthetic tiles at most 1 in 200 wrong:
-benchmarks/reader_confidence.py; chosen again with each counter: 0.4, then 0.7 once the shrink
-wrap's glare in pips was drawn, 0.5 for the counter trained longer on more high counts, 0.4 for the
-one that also learnt halves under specular reflections, 0.4 again for the one that learnt bright sets).
-For the one that learnt printed backs the benchmark, on generator-12 validation hands, asks 0.5 (0.006
-wrong at 0.4; for the counter before it asked 0.5 there too), but 0.4 totals more through the whole
-pipeline (seed-8 hands 375 against 373, seed-10 371 against 369, real photos 27 against 26, seed-7
-187 both: a scratch comparison): kept at 0.4. For the counter with a strided stem (the thirty-third
-session) the benchmark asks 0.6 (0.008 wrong at 0.4), but through the whole pipeline the choosing hands
-(seed-10 and steep seed-22) total 528 at 0.4, 524 at 0.5 and 519 at 0.6 (scratch runs): 0.4 still. Run
-again with the refiner's verdict (the thirty-fifth session, scratch runs): the choosing hands 528 at 0.3,
-530 at 0.35, 532 at 0.4, 533 at 0.45 and 529 at 0.5; at 0.45 the steep seed-21 hands 147 against 152, the
-seed-7 and validation hands and the real photos as at 0.4 (184, 377, 27 of 27): one hand gained where
-five are lost beside it, so 0.4 stays."""
+"""A tile with a half read below this is uncertain: listed, left out of the total. Chosen by
+benchmarks/reader_confidence.py (benchmarks/results/reader_confidence.md) and the whole pipeline."""
 READ_IN_FRAME = 0.88
-"""A tile is read only where each half of its box lies at least this share inside the photo, more than
-the share that decides whether a label counts it (``vision.geometry.HALF_IN_FRAME``, 0.85): for a
-tile cut by the frame the refiner has to guess where it ends beyond the edge, and guesses short
-(the share it gives is 0.03 too high on average over the validation hands' cut tiles). Chosen on
-the 400 synthetic validation hands by benchmarks/in_frame.py (the lowest share with the most exact
-totals: 385 at 0.85 and 0.87, 387 at 0.88-0.9, 386 at 0.92, 384 at 0.95); the real photos read
-the same at every share. Run again in the twenty-sixth session on the generator-12 validation hands
-(benchmarks/results/in_frame.md), 0.92 came out one photo ahead (378 against 377 at 0.85-0.9), but
-the seed-7 and seed-10 hands lost two each there (186 against 188, 371 against 373; a scratch
-run), so 0.88 stays. Run again with the refiner's verdict (the thirty-fifth session, scratch runs): the
-choosing hands (seed-10 and steep seed-22) 529 at 0.86, 532 at 0.87 and 0.88, 533 at 0.89, 531 at 0.9; the
-seed-7 hands 186, 184, 184, 184, 183; at 0.89 the validation hands 377 and the real photos 27 as at 0.88,
-the steep seed-21 hands 153 against 152. The benchmark's rule (the validation hands, a tie to the lowest)
-keeps 0.88, and one hand either way is what any change moves."""
+"""A tile is read only where each half of its box lies at least this share inside the photo (above
+HALF_IN_FRAME: the refiner guesses cut tiles short). Chosen by benchmarks/in_frame.py (results/in_frame.md)."""
 RECHECK = 0.9
-"""A half read less confidently than this is read again as it looks turned round and mirrored
-(a half's pips are the same every way), and the readings are averaged: exact totals of the
-validation hands on their labelled corners 0.960 against 0.953 never re-reading, 0.955 from 0.7
-(benchmarks/reader_confidence.py with each value; the first counter it was made for left 1 of
-the 516 real halves confidently wrong instead of 4)."""
+"""A half read below this is read again turned round and mirrored, the readings averaged
+(benchmarks/results/reader_confidence.md)."""
 REREAD_VIEWS = 3
-"""How many other views of a doubtful half are read: turned round, then mirrored either way too.
-Only turned round saves a 1600x1200 hand about a millisecond, but read 5 more synthetic and 1
-more real half wrong through the whole pipeline (benchmarks/reader_confidence.py compares the
-two on labelled corners)."""
+"""How many other views of a doubtful half are read: turned round, then mirrored either way
+(only turned round read 5 synthetic and 1 real half more wrong)."""
 
 
 BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE = Reason.BEYOND_FRAME, Reason.NO_COUNT, Reason.READ_UNSURE

@@ -54,14 +54,8 @@ class Face:
 
 
 HIDDEN_CONTRAST = 6.0
-"""A pip is hidden when, under the face's glare and film, it differs from the bare face that would
-be there without it by less than this (grey levels, the most of any channel, averaged over the
-pip): glare lifts pip and body alike until both clip to white. Labels note such halves
-(``hidden``) without leaving their tiles out of the total: the bundled counter still reads some of
-them right (what is left of a rim, the layout of the pips that show), and two counters taught to
-refuse them read the synthetic hands worse (``vision.train.counter.CounterRecipe.hidden``).
-At 6, 7 of the 1,514 face-up tiles of the seed-7 hands have such a pip (at 4, 5; at 12, 10, among
-them pips faint but plain to see)."""
+"""A pip is hidden (labelled ``hidden``, still counted) where glare and film leave it within this many
+grey levels of the bare face: 7 of the seed-7 hands' 1,514 face-up tiles have one."""
 
 
 def render_face(

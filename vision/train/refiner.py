@@ -8,10 +8,6 @@ Boxes come from synthetic hands the detector never trained on:
   (``overrun``), as the detector's boxes are on real photos and at their worst;
 - tiles cut by the frame as the detector finds them (``as_found``): the refiner learns to put
   their corners beyond the frame's edge;
-- given ``view_scenes``, hands photographed more steeply and redrawn square-on as the pipeline
-  redraws a slanted photo (``calibration.table_plane.square_on``), their boxes found and taught in
-  that view: with ``vision.pipeline.REFINE_IN_VIEW`` the refiner places boxes there, where a far
-  tile is drawn from few pixels and every tile's side is stretched away from the camera.
 
 Each box learns where the true tile's four top-face corners lie in its crop
 (``vision.detect.refine.corners_to_offsets``); crops are cut exactly as at run time.
@@ -19,7 +15,6 @@ Each box learns where the true tile's four top-face corners lie in its crop
 
 from __future__ import annotations
 
-import functools
 import json
 import multiprocessing
 import time
@@ -33,7 +28,6 @@ from tqdm import tqdm
 from vision.data.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
 from vision.eval.metrics import polygon_iou
-from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, redrawn
 from vision.synth.scene import FULL, make_scene, render
 from vision.train import smallnet
 from vision.train.counter import as_found, loosen, overrun
@@ -49,8 +43,6 @@ PROPOSAL_CONFIDENCE = 0.2
 FARTHEST = 1.0
 """A box whose tile has a corner farther than this (in box lengths) from the box's own is left out:
 it is over some other tile."""
-VIEW_SEED_OFFSET = 50_000
-"""Scenes taught in a redrawn view are drawn from seeds seed * 100_000 + this + index."""
 
 
 @dataclass(frozen=True)
@@ -68,37 +60,18 @@ class RefinerRecipe:
     cut_copies: int = 6
     """Loosened copies of each tile cut by the frame as the detector finds it (few scenes have them,
     and where a cut tile ends decides whether it is read: vision.geometry.halves_in_frame)."""
-    view_scenes: int = 0
-    """Extra scenes, their cameras STEEP_TILT off vertical, taught in the photo redrawn square-on. Tried
-    once from the bundled refiner (the thirty-first session: 1,600 scenes and 1,600 view scenes, 6
-    epochs at 1e-3, seed 7; 20 minutes, out/refiner-view): fewer exact totals on every set but seed-7's
-    (benchmarks/HISTORY.md, the box refiner): not kept."""
     start_from: str = ""
     """A refiner's ONNX export to go on training (``vision.train.smallnet.continued_from``); empty: from nothing."""
-    strided_stem: bool = False
-    """The first convolution steps two pixels instead of being pooled after (``build_model``): for speed.
-    Tried once from the bundled refiner (the thirty-third session: 1,600 scenes, 6 epochs at 1e-3; 8
-    minutes, out/refiner-stem): the synthetic choosing hands 373 + 146 against 378 + 150, the real
-    photos 26 of 27: not kept."""
-    averaged: bool = False
-    """Crops averaged down where they shrink the photo (``vision.sampling``), as the pip reader's
-    halves are, rather than sampled bilinearly; the card records it and the run time crops alike.
-    Tried once with this recipe (13 minutes): worse everywhere, so not bundled (held-out synthetic
-    worst corner median 0.041 against 0.039, p95 0.110 against 0.100; the real photos' boxes 0.046
-    against 0.044; in a scratch run of the whole pipeline the 400 validation hands 374 exact totals
-    against 385, the real photos 27 either way). A likely reason, not measured: the averaging blurs
-    the tile's edges, which are what the refiner places."""
 
 
-def build_model(strided_stem: bool = False) -> Any:
+def build_model() -> Any:
     """Three convolution blocks (40 x 64 -> 5 x 8), then the map flattened into a small linear head:
-    where things lie in the crop is the answer, so it is not pooled away. ``strided_stem``: the first
-    convolution steps two pixels instead of being pooled after (``vision.train.smallnet.small_cnn``)."""
+    where things lie in the crop is the answer, so it is not pooled away."""
     from torch import nn
 
     height, width = CROP_SHAPE
     return nn.Sequential(
-        halving_block(3, 16, strided_stem), halving_block(16, 32), halving_block(32, 48),
+        halving_block(3, 16), halving_block(16, 32), halving_block(32, 48),
         nn.Conv2d(48, 64, 3, padding=1), nn.ReLU(),
         nn.Conv2d(64, 16, 1), nn.ReLU(),
         nn.Flatten(), nn.Linear(16 * (height // 8) * (width // 8), 64), nn.ReLU(), nn.Linear(64, 8),
@@ -132,22 +105,6 @@ def scene_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]
     return taught_boxes(image, tiles, [tile["cut"] for tile in face_up], recipe, np.random.default_rng(seed))
 
 
-def view_boxes(job: tuple[int, RefinerRecipe]) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and corner offsets from one hand photographed steeply (``STEEP_SCENE``) and redrawn
-    square-on (``vision.synth.redrawn``). Tiles cut by the frame are left out: the view shows the
-    photo's edge as a slanted line of its border's colour, which nothing else teaches."""
-    seed, recipe = job
-    rng = np.random.default_rng(seed)
-    drawn = redrawn(*render(make_scene("hand", seed, STEEP_SCENE), SCENE_SIZE, STEEP_SCENE), rng)
-    if drawn is None:
-        return np.zeros((0, *CROP_SHAPE, 3), np.uint8), np.zeros((0, 8), np.float32)
-    view, label = drawn
-    whole = [
-        np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP and not tile["cut"]
-    ]
-    return taught_boxes(view, whole, [False] * len(whole), recipe, rng)
-
-
 def taught_boxes(
     image: np.ndarray, tiles: list[np.ndarray], cuts: list[bool], recipe: RefinerRecipe, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -165,22 +122,16 @@ def taught_boxes(
     kept, targets = match_boxes(boxes, tiles, width, height)
     offsets = [corners_to_offsets(box, tile) for box, tile in zip(kept, targets, strict=True)]
     near = [index for index, offset in enumerate(offsets) if np.abs(offset).max() <= FARTHEST]
-    crops = crop_boxes(image, [kept[index] for index in near], recipe.averaged)
+    crops = crop_boxes(image, [kept[index] for index in near])
     return crops, np.array([offsets[index] for index in near], np.float32).reshape(-1, 8)
 
 
 def synthetic_boxes(recipe: RefinerRecipe) -> tuple[np.ndarray, np.ndarray]:
-    """The scenes' boxes, then the view scenes' (``view_boxes``)."""
-    base = recipe.seed * 100_000
-    runs = [
-        (scene_boxes, [(base + index, recipe) for index in range(recipe.scenes)], "rendering"),
-        (view_boxes, [(base + VIEW_SEED_OFFSET + index, recipe) for index in range(recipe.view_scenes)], "redrawn"),
-    ]
-    parts = []
+    """The scenes' boxes (``scene_boxes``)."""
+    jobs = [(recipe.seed * 100_000 + index, recipe) for index in range(recipe.scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        for make, jobs, what in runs:
-            made = pool.imap(make, jobs, chunksize=8)
-            parts += list(tqdm(made, total=len(jobs), desc=what, unit="scene", disable=not jobs))
+        made = pool.imap(scene_boxes, jobs, chunksize=8)
+        parts = list(tqdm(made, total=len(jobs), desc="rendering", unit="scene", disable=not jobs))
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([offsets for _, offsets in parts])
 
 
@@ -193,7 +144,7 @@ def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpo
     def loss(said: Any, targets: Any) -> Any:
         return nn.functional.smooth_l1_loss(said, targets, beta=0.02)
 
-    build = functools.partial(build_model, recipe.strided_stem)
+    build: Any = build_model
     if recipe.start_from:
         build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
@@ -227,7 +178,7 @@ def corner_errors(model: Any, crops: np.ndarray, offsets: np.ndarray) -> dict[st
     }
 
 
-def real_boxes(averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     """The detector's boxes on the labelled real photos with their tiles' offsets (measuring only)."""
     from vision.data.real import iter_images, pip_labelled
 
@@ -236,7 +187,7 @@ def real_boxes(averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
         tiles = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         height, width = image.shape[:2]
         kept, targets = match_boxes(found_face_up(image, PROPOSAL_CONFIDENCE), tiles, width, height)
-        crops.append(crop_boxes(image, kept, averaged))
+        crops.append(crop_boxes(image, kept))
         offsets += [corners_to_offsets(box, tile) for box, tile in zip(kept, targets, strict=True)]
     return np.concatenate(crops), np.array(offsets, np.float32)
 
@@ -260,7 +211,7 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
     seconds = time.perf_counter() - start
     metrics: dict[str, Any] = {"synthetic_held_out": corner_errors(model, crops[held], offsets[held])}
     if real_root() is not None:
-        metrics["real_boxes"] = corner_errors(model, *real_boxes(recipe.averaged))
+        metrics["real_boxes"] = corner_errors(model, *real_boxes())
     card = {
         "model": "model.onnx",
         "task": "where are the tile's four top-face corners in this box's crop? (8 offsets, box lengths)",
@@ -273,13 +224,6 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
             f"{len(crops)} boxes from {recipe.scenes} synthetic hand scenes (seeds {recipe.seed * 100_000}-"
             f"{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training): the bundled detector's boxes "
             f"(confidence >= {PROPOSAL_CONFIDENCE}), loosened and overrun true tiles, tiles cut by the frame as found"
-            + (
-                f"; and {recipe.view_scenes} scenes (seeds from {recipe.seed * 100_000 + VIEW_SEED_OFFSET}) whose "
-                f"cameras look {STEEP_TILT[0]:g}-{STEEP_TILT[1]:g} degrees off vertical, redrawn square-on and "
-                "taught there"
-                if recipe.view_scenes
-                else ""
-            )
         ),
         "boxes_from": boxes_from,
         "training_seconds": round(seconds),

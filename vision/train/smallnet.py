@@ -221,20 +221,6 @@ def photometric(batch: Any, generator: Any) -> Any:
     return batch.clamp(0, 1)
 
 
-def colour_casts(batch: Any, generator: Any, spread: float) -> Any:
-    """``(n, 3, H, W)`` float 0-1 images, each seen in light of another colour: every channel scaled
-    by its own ``exp(N(0, spread))`` (0: as they are). Cold or warm light tints a white face and
-    pips of every colour alike; the counter taught only the renderer's light read real
-    shrink-wrapped tiles in cold light wrong even on their labelled corners
-    (benchmarks/real_variants.py's cold light)."""
-    import torch
-
-    if spread <= 0:
-        return batch
-    gains = torch.exp(spread * torch.randn(len(batch), 3, 1, 1, generator=generator))
-    return (batch * gains).clamp(0, 1)
-
-
 def glossy_patches(batch: Any, generator: Any, share: float) -> Any:
     """``(n, 3, H, W)`` float 0-1 images, ``share`` of them under a specular reflection: a few
     bright blotches with ragged edges and dark gaps (a lamp or window mirrored in a glossy face),

@@ -32,10 +32,12 @@ from vision.train.smallnet import Checkpoint, fit, flips, held_out, photometric,
 from vision.train.verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
 
 SHARED = 5
-"""The most of the refiner's layers a verdict may share (``vision.train.refiner.build_model``):
-its three halving blocks and its last 3 x 3 convolution with its ReLU, a 64 x 5 x 8 map."""
+"""How many of the refiner's layers the verdict shares (``vision.train.refiner.build_model``): its
+three halving blocks and its last 3 x 3 convolution with its ReLU, a 64 x 5 x 8 map (sharing only
+the blocks, with a convolution of the head's own, told boxes apart better but totalled fewer
+hands: benchmarks/HISTORY.md)."""
 SHARED_SHAPE = (64, refine.CROP_SHAPE[0] // 8, refine.CROP_SHAPE[1] // 8)
-"""The map the head's linear layers take: the refiner's at SHARED, or the head's own convolution's."""
+"""The map the head's linear layers take: the refiner's at SHARED."""
 VERDICT_TASK = "; and is it one face-up tile? (output 'tile', one logit)"
 """What the card's task gains."""
 
@@ -55,20 +57,6 @@ class VerdictRecipe:
     max_lr: float = 3e-3
     hidden: int = 128
     """The head: the shared map flattened, a linear layer to this many, ReLU, one logit."""
-    shared: int = SHARED
-    """How many of the refiner's layers the head shares: SHARED (5, the bundled verdict's), its three
-    halving blocks and its last 3 x 3 convolution; 3, only the blocks (a 48 x 5 x 8 map), after which
-    the head has a 3 x 3 convolution of its own to 64 channels with a ReLU. Tried once at 3 (the
-    thirty-fifth session; the recipe's other defaults, 23 minutes, out/verdict-v4): its held-out
-    synthetic boxes 0.991 of the tiles accepted and 0.989 of the others turned away, against the
-    bundled verdict's 0.986 and 0.986 and its teacher's 0.987 and 0.987 (it turned away the seed-7
-    hand 00189's box over the ends of two tiles, which the bundled one let through at 0.77). But the
-    choosing hands (seed-10 and steep seed-22) totalled 375 + 154 against 378 + 154, and 377 + 154 at
-    its best weighing (keep score 0.3); the seed-7 hands 186 against 184, the validation hands 377 as
-    before, the steep seed-21 hands 149 against 152, the real photos 27 of 27, and
-    karthikVenkataramana's robot photos 400 face-up tiles counted against 392 but 72 counts over no
-    labelled tile against 58 (benchmarks/box_labelled.py). Telling boxes apart better did not total
-    more hands: not kept."""
     taught_by: float = 0.7
     """The share of each box's target that is the teacher's probability (the rest its label)."""
     teacher: str = ""
@@ -102,29 +90,25 @@ def teacher_says(path: Path | None, crops: np.ndarray, chunk: int = 1024) -> np.
     return np.concatenate([teacher.probabilities(crops[start : start + chunk]) for start in starts])
 
 
-def judging(refiner: Any, hidden: int, shared: int = SHARED) -> Any:
-    """The refiner with a verdict head beside its own, branching off after its first ``shared`` layers
-    (``VerdictRecipe.shared``): ``crops -> (offsets, logit)``. The refiner's layers stay in eval mode
+def judging(refiner: Any, hidden: int) -> Any:
+    """The refiner with a verdict head beside its own, branching off after its first SHARED layers:
+    ``crops -> (offsets, logit)``. The refiner's layers stay in eval mode
     even while the head trains: in training mode their batch norms would normalise by each batch and
     learn new statistics, and the offsets would change."""
     import torch
     from torch import nn
 
-    if not 1 <= shared <= SHARED:
-        raise ValueError(f"a verdict shares 1 to {SHARED} of the refiner's layers, not {shared}")
     with torch.no_grad():
-        branched = refiner[:shared](torch.zeros(1, 3, *refine.CROP_SHAPE)).shape[1:]
-    if shared < SHARED and tuple(branched[1:]) != SHARED_SHAPE[1:]:
-        size = " x ".join(str(side) for side in SHARED_SHAPE[1:])
-        raise ValueError(f"the refiner's map after {shared} layers is {tuple(branched)}; the head takes {size} maps")
-    own = [] if shared == SHARED else [nn.Conv2d(branched[0], SHARED_SHAPE[0], 3, padding=1), nn.ReLU()]
+        branched = tuple(refiner[:SHARED](torch.zeros(1, 3, *refine.CROP_SHAPE)).shape[1:])
+    if branched != SHARED_SHAPE:
+        raise ValueError(f"the refiner's map after {SHARED} layers is {branched}; the head takes {SHARED_SHAPE}")
 
     class Judging(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.shared, self.place = refiner[:shared], refiner[shared:]
+            self.shared, self.place = refiner[:SHARED], refiner[SHARED:]
             self.verdict = nn.Sequential(
-                *own, nn.Flatten(), nn.Linear(int(np.prod(SHARED_SHAPE)), hidden), nn.ReLU(), nn.Linear(hidden, 1)
+                nn.Flatten(), nn.Linear(int(np.prod(SHARED_SHAPE)), hidden), nn.ReLU(), nn.Linear(hidden, 1)
             )
 
         def train(self, mode: bool = True) -> Judging:
@@ -162,7 +146,7 @@ def train(
         return nn.functional.binary_cross_entropy_with_logits(said[1].reshape(-1), wanted)
 
     def build() -> Any:
-        return judging(refiner_from(refiner, crops, recipe.seed), recipe.hidden, recipe.shared)
+        return judging(refiner_from(refiner, crops, recipe.seed), recipe.hidden)
 
     return fit(
         build, crops, torch.from_numpy(targets).float(), loss,
@@ -216,8 +200,6 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
         if not path.is_file():
             raise FileNotFoundError(f"no {what} at {path}")
     refiner_card, described = model_card(source), smallnet.described(source)  # read before out_dir may replace it
-    if refiner_card.get("recipe", {}).get("averaged", False):
-        raise ValueError(f"{source} crops averaged down, and the verdict learns from crops sampled as they are")
     checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
     crops, labels, taught = data(recipe)

@@ -34,7 +34,7 @@ from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
 from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.eval.metrics import polygon_iou
 from vision.geometry import halves_of, short_edge_first
-from vision.synth.redrawn import STEEP_SCENE, STEEP_TILT, Label, redrawn
+from vision.synth.redrawn import Label
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 from vision.train import smallnet
 from vision.train.counter import loosen
@@ -64,14 +64,6 @@ class VerifierRecipe:
     max_lr: float = 3e-3
     widths: tuple[int, ...] = (16, 32, 48, 64)
     """The network's channels (vision.train.smallnet.small_cnn): it runs on every proposal of every photo."""
-    strided_stem: bool = False
-    """The first convolution steps two pixels instead of being pooled after (smallnet.small_cnn): for speed.
-    Tried once from the bundled verifier (the thirty-third session: its recipe with 6 epochs, 12
-    minutes, out/verifier-stem): the synthetic choosing hands 377 + 152 against 378 + 150, but it
-    accepted 0.845 of the real photos' tiles against 1.000 (its card), and the real photos totalled
-    21 of 27: not kept. Again more gently (6 epochs at 3e-4, seed 7, 11 minutes, out/verifier-stem2, with
-    the counter with a strided stem bundled): real tiles accepted 0.954, the choosing hands 374 + 153
-    against 377 + 151, the real photos 25 of 27: not kept."""
     standing_scenes: int = 0
     """Extra scenes, each with up to STANDING_SCENE's standing tiles among the face-up ones and the
     camera tilted up to its steeper bound, so that boxes over standing tiles' faces, seen nearly
@@ -81,18 +73,8 @@ class VerifierRecipe:
     """Extra scenes whose sets are all bright (saturated bodies, pips of one colour) with letters
     printed on their backs (``BRIGHT_SCENE``; seeds from seed * 100_000 + 70_000): a verifier taught
     only ivory, white, cream and dark tiles has never seen a pink one."""
-    steep_scenes: int = 0
-    """Extra scenes photographed steeply (``vision.synth.redrawn.STEEP_SCENE``), each taught twice: as
-    the photo shows it, where the pipeline first looks, and redrawn square-on, where it looks again
-    (seeds from seed * 100_000 + 80_000): a verifier taught cameras up to 45 degrees off vertical
-    turned away tiles plain in photos taken from a chair (the bundled one finds 0.981 of the steep
-    seed-21 hands' tiles, 0.987 without it). Tried once from the bundled verifier (the thirty-first
-    session: 800 scenes, 300 bright and 800 steep scenes, printed_backs 0, face_down, 4 epochs at 1e-3,
-    seed 9; 16 minutes, out/verifier-steep): the steep seed-22 hands 157 of 200 against 150, but the
-    seed-21 ones 150 as before (recall 0.982), the validation hands 373 of 400 against 375, seed-7 186
-    against 187, seed-10 377 against 378, the real photos 27 of 27: not kept."""
     printed_backs: float | None = None
-    """The share of sets with printed backs in the ``scenes`` and ``steep_scenes`` (None: the generator's
+    """The share of sets with printed backs in the ``scenes`` (None: the generator's
     own, ``vision.synth.styles.PRINTED_BACKS``). The bundled verifier learnt generator 11's backs (letters
     along the tile over dots); one taught generator 12's too (letters across it over a bar of stars,
     like a blank tile's divider in a 64 x 40 crop) turned away real blank tiles (benchmarks/HISTORY.md); 0
@@ -194,22 +176,15 @@ def scene_boxes(
     standing: bool = False,
     face_down: bool = False,
     detector: str = "",
-    also_redrawn: bool = False,
     crop: Cropper = crop_boxes,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels (1: one tile) from one rendered hand; ``standing``, ``face_down``: boxes round
     the standing or face-down tiles too (as labelled, and loosened), which are never one face-up
-    tile; ``detector``: whose proposals (``found_face_up``); ``also_redrawn``: and the same from the
-    photo redrawn square-on (``vision.synth.redrawn``); ``crop``: how the boxes are cut (default: as
-    the verifier's are)."""
+    tile; ``detector``: whose proposals (``found_face_up``); ``crop``: how the boxes are cut (default:
+    as the verifier's are)."""
     rng = np.random.default_rng(seed)
     image, label = render(make_scene("hand", seed, options), SCENE_SIZE, options)
-    crops, labels = labelled_boxes(image, label, rng, standing, face_down, detector, crop)
-    drawn = redrawn(image, label, rng) if also_redrawn else None
-    if drawn is None:
-        return crops, labels
-    view_crops, view_labels = labelled_boxes(*drawn, rng, standing, face_down, detector, crop)
-    return np.concatenate([crops, view_crops]), np.concatenate([labels, view_labels])
+    return labelled_boxes(image, label, rng, standing, face_down, detector, crop)
 
 
 def labelled_boxes(
@@ -237,19 +212,18 @@ def labelled_boxes(
 
 def synthetic_boxes(recipe: VerifierRecipe, crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels from the recipe's ``scenes`` hands, ``standing_scenes`` (``STANDING_SCENE``),
-    ``bright_scenes`` (``BRIGHT_SCENE``) and ``steep_scenes`` (``STEEP_SCENE``, also redrawn), with its
+    and ``bright_scenes`` (``BRIGHT_SCENE``), with its
     ``face_down`` boxes and its detector's proposals, cut by ``crop`` (a module-level function: the
     scenes are rendered in other processes)."""
     shared = {"face_down": recipe.face_down, "detector": recipe.proposals_from, "crop": crop}
     standing = functools.partial(scene_boxes, options=STANDING_SCENE, standing=True, **shared)
-    usual, steep = FULL, STEEP_SCENE
+    usual = FULL
     if recipe.printed_backs is not None:
-        usual, steep = (dataclasses.replace(options, printed_backs=recipe.printed_backs) for options in (usual, steep))
+        usual = dataclasses.replace(usual, printed_backs=recipe.printed_backs)
     kinds = (
         (functools.partial(scene_boxes, options=usual, **shared), 0, recipe.scenes),
         (standing, 50_000, recipe.standing_scenes),
         (functools.partial(scene_boxes, options=BRIGHT_SCENE, **shared), 70_000, recipe.bright_scenes),
-        (functools.partial(scene_boxes, options=steep, also_redrawn=True, **shared), 80_000, recipe.steep_scenes),
     )
     parts = []
     with multiprocessing.get_context("spawn").Pool(2) as pool:
@@ -260,8 +234,8 @@ def synthetic_boxes(recipe: VerifierRecipe, crop: Cropper = crop_boxes) -> tuple
     return np.concatenate([crops for crops, _ in parts]), np.concatenate([labels for _, labels in parts])
 
 
-def build_model(widths: tuple[int, ...] = VerifierRecipe.widths, strided_stem: bool = False) -> Any:
-    return small_cnn(widths, 1, strided_stem)
+def build_model(widths: tuple[int, ...] = VerifierRecipe.widths) -> Any:
+    return small_cnn(widths, 1)
 
 
 def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpoint: Checkpoint | None = None) -> Any:
@@ -273,7 +247,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpo
     def loss(logits: Any, targets: Any) -> Any:
         return nn.functional.binary_cross_entropy_with_logits(logits.reshape(-1), targets)
 
-    build = functools.partial(build_model, recipe.widths, recipe.strided_stem)
+    build = functools.partial(build_model, recipe.widths)
     if recipe.start_from:
         build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
@@ -350,12 +324,6 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
             f"(seeds {recipe.seed * 100_000}-{recipe.seed * 100_000 + recipe.scenes - 1}, generator as of training)"
             + (f" and {recipe.standing_scenes} with standing tiles (STANDING_SCENE)" if recipe.standing_scenes else "")
             + (f" and {recipe.bright_scenes} of bright sets (BRIGHT_SCENE)" if recipe.bright_scenes else "")
-            + (
-                f" and {recipe.steep_scenes} photographed {STEEP_TILT[0]:g}-{STEEP_TILT[1]:g} degrees off vertical,"
-                " each also redrawn square-on (STEEP_SCENE)"
-                if recipe.steep_scenes
-                else ""
-            )
             + ": "
             "the detector's proposals, straddles, halves, shifted, turned and stretched boxes, "
             "loosened true tiles" + (", boxes round face-down tiles" if recipe.face_down else "")
