@@ -311,13 +311,11 @@ def run_simulate(args: argparse.Namespace) -> int:
 def _rules_for_table(preset: str, players: int, overrides: dict[str, Any]) -> Rules:
     """The preset's rules for ``players`` seats; where its set has no standard hand size for them
     (RULES.md 1) and neither the set nor the hand size was given, the smallest set that has one."""
-    from engine.rules import standard_hand_size
+    from engine.rules import HandSizeRequired, standard_hand_size
 
     try:
         return Rules.preset(preset, players, **overrides)
-    except RulesError as error:
-        if "hand_size is required" not in str(error):
-            raise
+    except HandSizeRequired as error:
         sets = [size for size in sorted(HAND_SIZES) if standard_hand_size(size, players) is not None]
         if "set" in overrides or "hand_size" in overrides or not sets:
             choices = " or ".join(f"--set {size}" for size in sets)

@@ -13,6 +13,10 @@ class RulesError(EngineError, ValueError):
     """A rule set that is not valid: unknown key, bad value, a deal that does not fit."""
 
 
+class HandSizeRequired(RulesError):
+    """No hand size given, and RULES.md 1 has none for this many players with this set."""
+
+
 class IllegalMoveError(EngineError):
     """A move that is not legal in the position it was applied to."""
 

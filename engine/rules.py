@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from engine.errors import RulesError
+from engine.errors import HandSizeRequired, RulesError
 from engine.hints import nearest_or_all
 from engine.tiles import domino_set
 
@@ -86,7 +86,7 @@ class Rules:
         if hand_size is not None and (type(hand_size) is not int or hand_size < 1):
             raise RulesError(f"invalid hand_size: {_json_text(hand_size)} (expected a whole number >= 1)")
         if hand_size is None and standard_hand_size(self.set, players) is None:
-            raise RulesError(
+            raise HandSizeRequired(
                 f"hand_size is required: RULES.md 1 has no hand size for {players} players with double-{self.set}"
             )
         available = len(domino_set(self.set)) - 1  # the engine is not dealt
