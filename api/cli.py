@@ -110,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of sets with letters printed on their backs (default: the generator's, 0.3)",
     )  # fmt: skip
     synth.add_argument(
+        "--makers", choices=["usual", "training", "unseen"], default="usual",
+        help="pip layouts and shapes: the usual maker's (generator 13's), every maker's a counter may learn "
+        "(vision.synth.scene.MAKERS), or layouts held out of training (UNSEEN_MAKERS)",
+    )  # fmt: skip
+    synth.add_argument(
         "--tilt", default=None, metavar="LOW-HIGH",
         help="degrees off vertical every camera is tilted, e.g. 45-65 for a steep set (default: the "
         "generator's, up to 45, one in five nearly straight down)",
@@ -326,12 +331,12 @@ def _rules_for_table(preset: str, players: int, overrides: dict[str, Any]) -> Ru
 
 def run_synth(args: argparse.Namespace) -> int:
     from vision.synth.dataset import write_set
-    from vision.synth.scene import FULL
+    from vision.synth.scene import FULL, MAKERS, UNSEEN_MAKERS
 
     size = _parse_size(args.size)
     if args.n < 1:
         raise UsageError(f"invalid --n: {args.n} (expected at least 1)")
-    options = FULL
+    options = {"usual": FULL, "training": MAKERS, "unseen": UNSEEN_MAKERS}[args.makers]
     for flag, share in (("bright_sets", args.bright_sets), ("printed_backs", args.printed_backs)):
         if share is not None:
             if not 0 <= share <= 1:

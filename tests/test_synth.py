@@ -12,7 +12,7 @@ import pytest
 
 from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.face import _dimples, render_back, render_face
-from vision.synth.pips import MAX_PIPS, layout, pip_radius
+from vision.synth.pips import HELD_OUT, LAYOUTS, MAX_PIPS, layout, pip_radius
 from vision.synth.scene import FLAT_MM, FULL, Scene, SceneOptions, make_scene, render
 from vision.synth.styles import TileStyle, luminance
 
@@ -340,3 +340,72 @@ def test_a_hand_of_too_few_tiles_to_fit_a_plane_is_not_redrawn():
 
     image, label = render(make_scene("hand", 650_003, STEEP_SCENE), (1280, 960), STEEP_SCENE)  # two face-up tiles
     assert redrawn(image, label, np.random.default_rng(0)) is None
+
+
+def _as_seen_any_way(points: tuple[tuple[float, float], ...]) -> set[tuple[tuple[float, float], ...]]:
+    """A layout under the eight turns and mirrors of a square half (the counter learns all of them)."""
+    seen = set()
+    for swap in (False, True):
+        for flip_u in (False, True):
+            for flip_v in (False, True):
+                moved = []
+                for u, v in points:
+                    u, v = (v, u) if swap else (u, v)
+                    moved.append((round(1 - u if flip_u else u, 3), round(1 - v if flip_v else v, 3)))
+                seen.add(tuple(sorted(moved)))
+    return seen
+
+
+@pytest.mark.parametrize("family", LAYOUTS)
+def test_every_layout_family_lays_each_count_symmetric_inside_the_half_without_pips_touching(family):
+    for count in range(MAX_PIPS + 1):
+        points = layout(count, family=family)
+        assert len(set(points)) == count
+        turned = tuple(sorted((round(1 - u, 3), round(1 - v, 3)) for u, v in points))
+        assert turned == tuple(sorted((round(u, 3), round(v, 3)) for u, v in points))  # the same from either end
+        radius = pip_radius(count, 1.5, family=family)
+        assert all(radius <= u <= 1 - radius and radius <= v <= 1 - radius for u, v in points)
+        gaps = [np.hypot(a[0] - b[0], a[1] - b[1]) for i, a in enumerate(points) for b in points[i + 1 :]]
+        assert not gaps or min(gaps) > 2 * radius
+
+
+def test_the_held_out_layouts_differ_from_every_training_layout_above_six_however_turned():
+    training = [family for family in LAYOUTS if family not in HELD_OUT]
+    for family in HELD_OUT:
+        for count in range(7, MAX_PIPS + 1):
+            unseen = _as_seen_any_way(layout(count, family=family))
+            for known in training:
+                assert tuple(sorted((round(u, 3), round(v, 3)) for u, v in layout(count, family=known))) not in unseen
+
+
+def test_makers_looks_leave_the_default_scenes_as_they_were_and_draw_every_family_and_shape():
+    from vision.synth.scene import MAKERS, UNSEEN_MAKERS
+
+    for seed in range(3):
+        plain = make_scene("hand", seed)
+        made = make_scene("hand", seed, MAKERS)
+        assert plain.style.layout_family == "classic" and plain.style.pip_shape == "round"
+        assert [tile.pips for tile in plain.tiles] == [tile.pips for tile in made.tiles]  # only the look differs
+    styles = [make_scene("hand", seed, MAKERS).style for seed in range(60)]
+    assert {style.layout_family for style in styles} == set(LAYOUTS) - set(HELD_OUT)
+    assert {style.pip_shape for style in styles} == {"round", "printed", "ring", "star"}
+    assert {make_scene("hand", seed, UNSEEN_MAKERS).style.layout_family for seed in range(20)} == set(HELD_OUT)
+
+
+def test_a_greyscale_photo_has_no_colour_left():
+    from vision.synth.scene import MAKERS
+
+    options = dataclasses.replace(MAKERS, greyscale=1.0)
+    image, _ = render(make_scene("hand", 5, options), (320, 240), options)
+    assert np.array_equal(image[:, :, 0], image[:, :, 1]) and np.array_equal(image[:, :, 1], image[:, :, 2])
+
+
+def test_hubcam_synth_records_the_makers_it_drew_in_the_manifest(tmp_path):
+    import json
+
+    from api.cli import main
+
+    assert main(["synth", "--kind", "hand", "--n", "1", "--seed", "5", "--size", "320x240", "--workers", "1",
+                 "--makers", "unseen", "--out", str(tmp_path / "unseen")]) == 0  # fmt: skip
+    options = json.loads((tmp_path / "unseen" / "manifest.json").read_text())["options"]
+    assert options["layouts"] == list(HELD_OUT) and options["greyscale"] > 0

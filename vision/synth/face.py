@@ -32,11 +32,13 @@ def face_corners(width: int, height: int) -> np.ndarray:
     return np.array([[0, 0], [0, height], [width, height], [width, 0]], dtype=np.float32)
 
 
-def pip_centres(pips: tuple[int, int], width: int, height: int, edge: float = EDGE) -> list[tuple[float, float, int]]:
+def pip_centres(
+    pips: tuple[int, int], width: int, height: int, edge: float = EDGE, family: str = "classic"
+) -> list[tuple[float, float, int]]:
     """(x, y, half) of every pip on a face texture; half 1 is half 0's layout turned round."""
     centres = []
     for half, count in enumerate(pips):
-        for u, v in layout(count, round(edge, 3)):  # rounded: layouts are cached by edge
+        for u, v in layout(count, round(edge, 3), family):  # rounded: layouts are cached by edge
             x, y = v * width / 2, u * height
             centres.append((x, y, 0) if half == 0 else (width - x, height - y, 1))
     return centres
@@ -78,10 +80,10 @@ def render_face(
     bare = face.copy()
     drilled, halves = [], []
     for half, count in enumerate(pips):
-        radius = pip_radius(count, style.pip_scale, style.pip_edge) * height
-        for x, y, side in pip_centres(pips, width, height, style.pip_edge):
+        radius = pip_radius(count, style.pip_scale, style.pip_edge, style.layout_family) * height
+        for x, y, side in pip_centres(pips, width, height, style.pip_edge, style.layout_family):
             if side == half:
-                _pip(face, x, y, radius, style.pip_colour(count), style.body)
+                _pip(face, x, y, radius, style.pip_colour(count), style.body, shape=style.pip_shape)
                 drilled.append((x, y, radius))
                 halves.append(half)
     if style.spinner:
@@ -199,10 +201,32 @@ def _body(colour: Colour, width: int, height: int, rng: random.Random) -> np.nda
 
 
 def _pip(
-    face: np.ndarray, x: float, y: float, radius: float, colour: Colour, body: Colour, metal: bool = False
+    face: np.ndarray,
+    x: float,
+    y: float,
+    radius: float,
+    colour: Colour,
+    body: Colour,
+    metal: bool = False,
+    shape: str = "round",
 ) -> None:
-    """A drilled pip: a darker rim, the filled colour, a small highlight."""
+    """A pip as the maker makes it (``shape``): drilled (a darker rim, the filled colour, a small
+    highlight), printed flat, a hollow ring or a five-pointed star."""
     centre = _fixed((x, y))
+    if shape == "printed":
+        cv2.circle(face, centre, round(radius * (1 << SHIFT)), colour, -1, cv2.LINE_AA, SHIFT)
+        return
+    if shape == "ring":
+        thickness = max(1, round(radius * 0.35))
+        inner = max(radius - thickness / 2, 0.5)
+        cv2.circle(face, centre, round(inner * (1 << SHIFT)), colour, thickness, cv2.LINE_AA, SHIFT)
+        return
+    if shape == "star":
+        angles = np.pi / 2 + np.arange(10) * np.pi / 5
+        reach = np.where(np.arange(10) % 2 == 0, radius * 1.15, radius * 0.5)
+        points = np.stack([x + reach * np.cos(angles), y - reach * np.sin(angles)], axis=1)
+        cv2.fillPoly(face, [np.round(points * (1 << SHIFT)).astype(np.int32)], colour, cv2.LINE_AA, SHIFT)
+        return
     rim = tuple(int(c * 0.55) for c in colour) if sum(colour) > 120 else tuple(min(255, c + 40) for c in colour)
     cv2.circle(face, centre, round(radius * (1 << SHIFT)), rim, -1, cv2.LINE_AA, SHIFT)
     cv2.circle(face, centre, round(radius * 0.8 * (1 << SHIFT)), colour, -1, cv2.LINE_AA, SHIFT)

@@ -1,14 +1,24 @@
-"""Where the pips sit on a tile's half, for 0 to 18 pips, as real sets lay them out.
+"""Where the pips sit on a tile's half, for 0 to 18 pips, as makers lay them out.
 
-Up to 9 the classic 3x3 grid; 10 to 12 (double-12 sets) three columns of four,
-the middle one holding two pips at its ends for 10 and three (ends and centre) for
-11, as in the real double-12 photos of ../shared/real; 13 to 15 (double-15) three
-columns of five; 16 to 18 (double-18) three columns of six. Coordinates are
-``(u, v)`` in ``[0, 1]`` across and along the half, with v running from the tile's
-end toward the divider.
+Up to 6 every maker uses the 3x3 grid. Above 6 makers differ, so a layout comes from a family
+(``LAYOUTS``):
 
->>> len(layout(12)), len(layout(18))
-(12, 18)
+- ``classic``: 7-9 on the 3x3 grid; 10 to 12 three columns of four, the middle one holding two pips
+  at its ends for 10 and three (ends and centre) for 11, as in the real double-12 photos of
+  ../shared/real; 13 to 15 three columns of five; 16 to 18 three columns of six;
+- ``centred``: the same columns, the middle column's pips packed round the half's centre
+  (a 10 as two full columns of four with the middle pair at the centre);
+- ``spread``: the same columns, the middle column's pips spread evenly along the whole column;
+- ``rows``: rows across the half, each centred, alternately wide and narrow (a hexagonal lattice:
+  a 7 as a hexagon with its centre, 13 as rows of 3, 2, 3, 2, 3), held out of all training
+  (``HELD_OUT``) to measure a reader on a layout it has never seen.
+
+Coordinates are ``(u, v)`` in ``[0, 1]`` across and along the half, with v running from the tile's
+end toward the divider. Every layout is symmetric under a half turn, so a half reads the same from
+either end.
+
+>>> len(layout(12)), len(layout(18)), len(layout(13, family="rows"))
+(12, 18, 13)
 >>> layout(1)
 ((0.5, 0.5),)
 """
@@ -59,22 +69,76 @@ _LARGE: dict[int, tuple[int, tuple[float, ...] | None]] = {
 }
 
 
+_ROWS: dict[int, tuple[int, ...]] = {
+    7: (2, 3, 2),
+    8: (3, 2, 3),
+    9: (1, 2, 3, 2, 1),
+    10: (3, 2, 2, 3),
+    11: (3, 2, 1, 2, 3),
+    12: (2, 3, 2, 3, 2),
+    13: (3, 2, 3, 2, 3),
+    14: (2, 3, 2, 2, 3, 2),
+    15: (4, 3, 1, 3, 4),
+    16: (3, 2, 3, 3, 2, 3),
+    17: (4, 3, 3, 3, 4),
+    18: (4, 3, 4, 3, 4),
+}
+"""The ``rows`` family: pips per row across the half, from the end to the divider (palindromes, so
+each layout is the same turned round)."""
+
+LAYOUTS = ("classic", "centred", "spread", "rows")
+"""The layout families (see the module's docstring); ``classic`` is the renderer's default."""
+HELD_OUT = ("rows",)
+"""Families never drawn for training (``vision.synth.scene.TRAINING_LAYOUTS``), kept to measure a
+reader on layouts it has never seen."""
+
+
+def _middle(family: str, rows: int, classic: tuple[float, ...] | None) -> tuple[float, ...] | None:
+    """Where the middle column's pips sit (fractional rows), as ``family`` places them."""
+    if classic is None or family == "classic":
+        return classic
+    count, centre = len(classic), (rows - 1) / 2
+    if family == "centred":
+        return tuple(centre + offset - (count - 1) / 2 for offset in range(count))
+    return tuple(index * (rows - 1) / (count - 1) for index in range(count))  # spread
+
+
+def _in_rows(sizes: tuple[int, ...], edge: float) -> list[tuple[float, float]]:
+    """Rows of ``sizes`` pips across the half, each centred, at the pitch of the widest row."""
+    pitch = (1 - 2 * edge) / max(max(sizes) - 1, 1)
+    step = (1 - 2 * edge) / (len(sizes) - 1)
+    return [
+        (0.5 + (index - (size - 1) / 2) * pitch, edge + row * step)
+        for row, size in enumerate(sizes)
+        for index in range(size)
+    ]
+
+
 @cache
-def layout(count: int, edge: float = EDGE) -> tuple[tuple[float, float], ...]:
-    """The ``(u, v)`` centres of ``count`` pips on one half."""
+def layout(count: int, edge: float = EDGE, family: str = "classic") -> tuple[tuple[float, float], ...]:
+    """The ``(u, v)`` centres of ``count`` pips on one half, as ``family`` (``LAYOUTS``) lays them."""
     if not 0 <= count <= MAX_PIPS:
         raise ValueError(f"invalid pip count: {count} (expected 0 to {MAX_PIPS})")
+    if family not in LAYOUTS:
+        raise ValueError(f"unknown layout family: {family!r} (expected one of {', '.join(LAYOUTS)})")
+    if family == "rows" and count in _ROWS:
+        return tuple(_in_rows(_ROWS[count], edge))
     lines = (edge, 0.5, 1 - edge)
     if count in _SMALL:
         return tuple((lines[_GRID_PLACES[name[1]]], lines[_GRID_PLACES[name[0]]]) for name in _SMALL[count])
     rows, middle = _LARGE[count]
+    middle = _middle(family, rows, middle)
     return tuple(_column(lines[0], rows, edge) + _column(0.5, rows, edge, middle) + _column(lines[2], rows, edge))
 
 
-def pip_radius(count: int, scale: float = 1.0, edge: float = EDGE) -> float:
+def pip_radius(count: int, scale: float = 1.0, edge: float = EDGE, family: str = "classic") -> float:
     """Pip radius as a share of the half's width: smaller when the half is crowded; ``scale``
     makes a maker's larger or smaller pips, never so large that pips touch or leave the half."""
-    rows = 3 if count <= 9 else _LARGE[count][0]
-    usual = 0.085 if count <= 9 else {4: 0.068, 5: 0.052, 6: 0.043}[rows]
-    spacing = (1 - 2 * edge) / (rows - 1)
+    if family == "rows" and count in _ROWS:
+        sizes = _ROWS[count]
+        rows, across = len(sizes), max(sizes)
+    else:
+        rows, across = (3 if count <= 9 else _LARGE[count][0]), 3
+    usual = {3: 0.085, 4: 0.068, 5: 0.052, 6: 0.043}[rows]
+    spacing = (1 - 2 * edge) / (max(rows, across) - 1)
     return min(usual * scale, 0.4 * spacing, 0.85 * edge)

@@ -21,14 +21,17 @@ from vision.geometry import halves_in_frame, is_cut
 from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.effects import apply_look, random_look
 from vision.synth.face import render_back, render_face
+from vision.synth.pips import HELD_OUT, LAYOUTS
 from vision.synth.render import Box, Prism, cast_shadows, random_light
 from vision.synth.styles import (
     BRIGHT_SETS,
     FILM_SHARE,
+    PIP_SHAPES,
     PIP_STYLES,
     PRINTED_BACKS,
     TileStyle,
     maker_extras,
+    makers_pips,
     random_tile_style,
 )
 from vision.synth.table import TABLE_KINDS, render_table
@@ -103,9 +106,23 @@ class SceneOptions:
     """Share of sets with a saturated body and pips of one colour (``vision.synth.styles.BRIGHT_BODIES``)."""
     printed_backs: float = PRINTED_BACKS
     """Share of sets with a brand's letters printed on their backs."""
+    layouts: tuple[str, ...] = ("classic",)
+    """The layout families (``vision.synth.pips.LAYOUTS``) a set's counts above 6 are drawn in, one per
+    set (the default, classic alone, draws what generator 13 drew; TRAINING_LAYOUTS for counters that
+    must count any maker's; ``vision.synth.pips.HELD_OUT`` to measure them)."""
+    pip_shapes: tuple[str, ...] = ("round",)
+    """The pip shapes (``vision.synth.styles.PIP_SHAPES``) a set's pips are drawn in, one per set."""
+    greyscale: float = 0.0
+    """Share of photos taken (or sent) in greyscale."""
 
 
 FULL = SceneOptions()
+TRAINING_LAYOUTS = tuple(family for family in LAYOUTS if family not in HELD_OUT)
+"""The layout families counters may learn; the rest are kept to measure them."""
+MAKERS = dataclasses.replace(FULL, layouts=TRAINING_LAYOUTS, pip_shapes=PIP_SHAPES, greyscale=0.1)
+"""Every maker's look a counter may learn: the training layout families, every pip shape, some photos grey."""
+UNSEEN_MAKERS = dataclasses.replace(MAKERS, layouts=HELD_OUT)
+"""MAKERS with every set laid out in a family held out of training (``vision.synth.pips.HELD_OUT``)."""
 
 
 @dataclass
@@ -181,6 +198,7 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     style = shaped(random_tile_style(rng, highest, *look), options)
     looks = random.Random(f"maker-{seed}")  # a stream of its own: scenes of other sets draw as before
     style = maker_extras(style, looks, options.bright_sets, options.printed_backs)
+    style = makers_pips(style, random.Random(f"layout-{seed}"), options.layouts, options.pip_shapes)
     scene = Scene(kind, seed, highest, style, rng.choice(options.tables))
     if kind == "hand":
         _lay_hand(scene, rng, options)
@@ -521,6 +539,8 @@ def render(
     look = random_look(rng)
     if options.photo:
         image = apply_look(camera.distort_image(frame), look, rng)
+        if options.greyscale and random.Random(f"grey-{scene.seed}").random() < options.greyscale:
+            image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     else:
         camera = dataclasses.replace(camera, k1=0.0)  # no lens distortion either: labels must follow
         image = frame

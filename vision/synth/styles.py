@@ -58,6 +58,10 @@ class TileStyle:
     """The maker's pip size against the usual (vision.synth.pips.pip_radius)."""
     pip_edge: float = EDGE
     """How near the half's edges the maker sets the outer pips (vision.synth.pips.EDGE)."""
+    layout_family: str = "classic"
+    """How the maker lays out the counts above 6 (``vision.synth.pips.LAYOUTS``)."""
+    pip_shape: str = "round"
+    """The maker's pips (``PIP_SHAPES``): drilled round ones, flat printed discs, hollow rings, stars."""
     corner_radius: float = 0.1
     """The corners' radius against the tile's width."""
     film: bool = False
@@ -80,6 +84,8 @@ class TileStyle:
 
 
 PIP_STYLES = ("colour", "black", "white")
+PIP_SHAPES = ("round", "printed", "ring", "star")
+"""How makers' pips look: drilled and filled (the default), printed flat, hollow rings, small stars."""
 FILM_SHARE = 0.25
 """Share of sets photographed still in their shrink wrap (one of the four labelled real sets)."""
 SHUFFLED_CODES = 0.75
@@ -178,6 +184,14 @@ def maker_extras(style: TileStyle, looks: random.Random, bright_sets: float, pri
         across = len(brand) <= 3 or looks.random() < 0.3
         style = replace(style, back_print=brand, back_ink=ink, back_across=across)
     return style
+
+
+def makers_pips(style: TileStyle, looks: random.Random, layouts: tuple[str, ...], shapes: tuple[str, ...]) -> TileStyle:
+    """``style`` with a layout family and a pip shape drawn from ``layouts`` and ``shapes``, from
+    ``looks``, a stream of its own (one choice each draws nothing: the scene stays as it was)."""
+    family = looks.choice(layouts) if len(layouts) > 1 else layouts[0]
+    shape = looks.choice(shapes) if len(shapes) > 1 else shapes[0]
+    return replace(style, layout_family=family, pip_shape=shape)
 
 
 def _maker(rng: random.Random, makers_layouts: bool, film: bool, film_share: float) -> dict[str, float | bool]:
