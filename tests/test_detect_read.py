@@ -304,7 +304,7 @@ def test_loosened_corners_stay_on_the_tile_but_move():
 
 
 def test_an_overrun_box_runs_past_one_end_only():
-    from vision.train.counter import overrun
+    from vision.train.refiner import overrun
 
     tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
     rng = np.random.default_rng(0)
@@ -320,7 +320,7 @@ def test_an_overrun_box_runs_past_one_end_only():
 
 
 def test_a_cut_tile_is_shown_to_the_refiner_as_the_detector_finds_it():
-    from vision.train.counter import as_found
+    from vision.train.refiner import as_found
 
     tile = np.array([[-30, 60], [-30, 20], [50, 20], [50, 60]], np.float32)  # its first half mostly beyond x = 0
     found = as_found(tile, 200, 100)

@@ -78,7 +78,7 @@ def test_boxes_learn_the_tile_they_overlap_and_a_cut_tiles_box_learns_the_whole_
 
 @pytest.mark.skipif(not REFINER.exists(), reason="no bundled box refiner")
 def test_the_bundled_refiner_mends_boxes_run_past_a_tiles_end():
-    from vision.train.counter import overrun
+    from vision.train.refiner import overrun
 
     image, label = render(make_scene("hand", 4242, FULL), (1280, 960), FULL)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]

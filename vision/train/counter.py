@@ -16,12 +16,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from tqdm import tqdm
 
 from vision.data.labels import FACE_DOWN, FACE_UP
-from vision.geometry import short_edge_first
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
 from vision.synth.dataset import GENERATOR_VERSION
@@ -38,8 +36,6 @@ LOOSE_SHARE = 0.7
 BACK = COUNTS
 """The class of a half of a printed back (``CounterRecipe.back_scenes``): no face, so nothing to count
 (see vision.read.pip_reader.COUNTS)."""
-LEAST_SHOWN = 0.2
-"""A cut tile showing less of its face than this is left out of training."""
 
 
 HIGH_SETS, HIGH_SEED_OFFSET = (15, 18), 7
@@ -164,20 +160,6 @@ def read_blank(halves: np.ndarray, teacher: Path | None = None) -> np.ndarray:
     return blank
 
 
-def as_found(corners: np.ndarray, width: int, height: int) -> np.ndarray | None:
-    """A tile cut by the frame as the detector finds it: the rectangle round its corners moved into
-    the frame (as its training labels are: vision.synth.dataset.export_yolo_obb), the end at
-    corners[0..1] still first; None when too little of it shows for the detector to find it."""
-    inside = np.clip(corners, 0, [width, height]).astype(np.float32)
-    found = short_edge_first(cv2.boxPoints(cv2.minAreaRect(inside)))
-    if cv2.contourArea(found) < LEAST_SHOWN * cv2.contourArea(corners):
-        return None
-    end = corners[:2].mean(axis=0)
-    if np.linalg.norm(found[2:].mean(axis=0) - end) < np.linalg.norm(found[:2].mean(axis=0) - end):
-        found = np.roll(found, 2, axis=0)
-    return found
-
-
 def loosen(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Corners as a detector might give them: the box a little larger or smaller, shifted,
     turned, each corner off by a little (shares of the tile's width)."""
@@ -193,20 +175,6 @@ def loosen(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     shift = rng.normal(0, 0.05 * width, size=2)
     noise = rng.normal(0, 0.03 * width, size=(4, 2))
     return ((moved @ turn.T) + centre + shift + noise).astype(np.float32)
-
-
-def overrun(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The box run on past one end of the tile by 10-40 % of its length, over whatever lies beyond
-    (most often a neighbour laid end to end). On the 200 synthetic evaluation hands the detector's
-    box is a fifth or more too long for 2 % of the tiles it finds, and 6 of the 14 tiles misread and
-    counted had such a box (benchmarks/box_errors.py); ``loosen`` never draws one."""
-    along = corners[2] - corners[1]  # from the corners[0..1] end to the other
-    grown = corners.copy()
-    if rng.random() < 0.5:
-        grown[2:] += along * rng.uniform(0.1, 0.4)
-    else:
-        grown[:2] -= along * rng.uniform(0.1, 0.4)
-    return grown
 
 
 def synthetic_halves(
