@@ -1,16 +1,15 @@
 """Close-ups: real tiles cut out of their photos so that they fill more of the frame.
 
-    python -m benchmarks.close_up [--shares 0.2,...,0.8] [--second-looks 3/224,5/160,...]
+    python -m benchmarks.close_up [--shares 0.2,...,0.8] [--second-looks 224,160,...]
 
 In the labelled real hand photos a tile's length is at most 28 % of the photo's longer
 side, and the detector learnt tiles up to 40 %; a player with one or two tiles left may
 hold the phone much closer. For each readable tile of those photos and each share, a
 window of the photo (4:3, turned as the photo is) is cut round the tile so that the
 tile's length is that share of the window's longer side; windows that would leave the
-photo are skipped. The whole pipeline runs on each window: without a second look at
-photos with few tiles, with the pipeline's (``vision.pipeline.SECOND_LOOK``), and with
-others given as FEW/SIZE (a second look at photos with FEW tiles found or fewer, at
-SIZE px). Only the tile in the middle is judged (its neighbours are cut by the window's
+photo are skipped. The whole pipeline runs on each window: without a second, smaller look,
+with the pipeline's (``vision.pipeline.SECOND_LOOK``), and with others given as SIZE (a
+second look at SIZE px). Only the tile in the middle is judged (its neighbours are cut by the window's
 edges): found (IoU >= 0.5), read right, reported uncertain, read wrong.
 Writes ``benchmarks/results/close_up.json`` and ``.md``.
 """
@@ -76,7 +75,7 @@ def judge(scorer: HandScorer, photos: list, share: float) -> dict[str, float | i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shares", default="0.2,0.3,0.4,0.5,0.6,0.7,0.8")
-    parser.add_argument("--second-looks", default="", help="other second looks to try, as FEW/SIZE,...")
+    parser.add_argument("--second-looks", default="", help="other second looks to try, as SIZE,...")
     args = parser.parse_args()
     shares = [float(value) for value in args.shares.split(",")]
     photos = list(iter_images(pip_labelled()))
@@ -84,8 +83,7 @@ def main() -> None:
         parser.error("needs the labelled real photos in ../shared/real")
     looks: dict[str, SecondLook | None] = {"one look": None, "the pipeline's": SECOND_LOOK}
     for spec in filter(None, args.second_looks.split(",")):
-        few, size = (int(value) for value in spec.split("/"))
-        looks[spec] = dataclasses.replace(SECOND_LOOK, few_tiles=few, size=size)
+        looks[spec] = dataclasses.replace(SECOND_LOOK, size=int(spec))
     results: dict[str, dict[str, dict]] = {name: {} for name in looks}
     for name, look in tqdm(looks.items(), desc="second looks", unit="setting"):
         scorer = HandScorer(second_look=look)
@@ -93,7 +91,7 @@ def main() -> None:
             results[name][f"{share:g}"] = judge(scorer, photos, share)
     report = {
         "command": f"python -m benchmarks.close_up --shares {args.shares} --second-looks {args.second_looks}",
-        "pipeline_second_look": f"{SECOND_LOOK.few_tiles}/{SECOND_LOOK.size}",
+        "pipeline_second_look": SECOND_LOOK.size,
         "date": time.strftime("%Y-%m-%d"),
         "results": results,
     }
@@ -104,8 +102,8 @@ def main() -> None:
         "window cut so that its length is the given share of the window's longer side; the whole pipeline",
         "on the window. Found (IoU >= 0.5) and read right are shares of the tiles; uncertain and wrong are counts.",
         "",
-        f"The pipeline's second look: at photos with {SECOND_LOOK.few_tiles} tiles found or fewer,"
-        f" at {SECOND_LOOK.size} px; others as FEW/SIZE.",
+        f"The pipeline's second look: at every photo (a redrawn view with {SECOND_LOOK.few_tiles} tiles found"
+        f" or fewer), at {SECOND_LOOK.size} px; others at SIZE px.",
         "",
         "| tile's share | tiles | second look | found | read right | uncertain | wrong |",
         "|---|---|---|---|---|---|---|",

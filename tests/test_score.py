@@ -615,3 +615,42 @@ def test_the_table_says_which_surer_tile_a_tile_left_out_repeats():
     assert "3-6 " in lines[2] and "uncertain" not in lines[2]
     assert "6-3?" in lines[3] and "read like the surer tile 2, not counted" in lines[3]
     assert " ?  " in lines[4] and "confidence 0.00 (uncertain: a half holds no count" in lines[4]
+
+
+def test_a_close_crop_of_one_tile_gives_that_tile_alone():
+    """Cropped close round its upright box, a tile is the one tile reported: no box over its pips or
+    divider, nor over the table beside it (tiles cut by the crop's edge aside). In this hand, boxes the
+    size of a pip, reported uncertain or even counted as 0-0, stood beside six of its tiles so cropped."""
+    from vision.eval.metrics import match_tiles
+    from vision.pipeline import HandScorer
+
+    image, label = render(make_scene("hand", 424251))
+    scorer = HandScorer()
+    for tile in [t for t in label["tiles"] if t["pose"] == "face_up" and not t["cut"]]:
+        corners = np.array(tile["corners"], np.float32)
+        pad = 0.15 * np.linalg.norm(corners[2] - corners[1])
+        (x0, y0), (x1, y1) = (
+            np.maximum(corners.min(axis=0) - pad, 0).astype(int),
+            (corners.max(axis=0) + pad).astype(int),
+        )
+        found = scorer(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        whole = [t for t in found.tiles if not t.cut]
+        assert len(whole) == 1 and match_tiles([corners - [x0, y0]], [whole[0].corners])
+        assert sorted(whole[0].pips) == sorted(tile["pips"])
+
+
+def test_boxes_far_smaller_than_the_tiles_counted_are_dropped_not_reported():
+    from vision.leave_out import phantoms
+    from vision.observation import Sighting
+
+    def box(x, y, long, short=None):
+        short = short or long / 2
+        return np.array([[x, y], [x, y + short], [x + long, y + short], [x + long, y]], np.float32)
+
+    near, middle, far = Sighting(box(0, 0, 300), (1, 2)), Sighting(box(400, 0, 200), (3, 4)), box(700, 0, 110)
+    pip = Sighting(box(10, 10, 20, 20), (0, 0), reason=Reason.READ_UNSURE)
+    far_tile = Sighting(far, (5, 6), reason=Reason.READ_UNSURE)  # 0.13 of the nearest, 0.19 of the median
+    assert phantoms([near, middle, far_tile, pip]) == [False, False, False, True]
+    assert phantoms([pip, Sighting(box(10, 10, 20, 20), (0, 0), reason=Reason.FOUND_UNSURELY)]) == [False, False]
+    cut_pip = Sighting(box(0, 0, 20, 20), (0, 0), reason=Reason.BEYOND_FRAME, cut=True)
+    assert phantoms([near, cut_pip]) == [False, False]  # part of a tile the frame cuts: reported

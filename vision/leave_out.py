@@ -5,7 +5,8 @@ A box is left out where the table's plane cannot make it a tile's face (``ODD_SH
 part of one (``SMALLEST_BOX``), where the detector also saw another pose there (``OTHER_POSE``),
 where it scores unsurely (``LEAST_BOX_SCORE``), or where it lies across the ends of two surer boxes
 (``ACROSS``); a tile where a surer one is read as the same domino (``ONE_OF_EACH``). Each gives its
-reason in a few words, which ``hubcam score`` reports.
+reason in a few words, which ``hubcam score`` reports. A box far smaller than the largest tile counted
+is no tile at all (``PHANTOM``): it is dropped, not reported.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import cv2
 import numpy as np
 
 from calibration.table_plane import AS_SEEN, LEAST_TILES, TablePlane, misfits, relative_areas, table_plane
@@ -54,6 +56,12 @@ ACROSS = 0.4
 """A box each of whose halves lies on a half of another, surer box at this IoU lies across two tiles'
 ends: left out (``across_two``; the 1,000 seed-7, 8 and 10 hands: benchmarks/HISTORY.md)."""
 
+PHANTOM = 0.15
+"""A box wholly in the frame under this share of the median area (as seen) of the tiles counted is no
+tile: a pip, the divider, a fleck of the table beside a tile that fills the photo. Dropped, not reported
+(benchmarks/results/single_tiles.md). The median, not the largest: in a steep photo the farthest tile
+looks a seventh of the nearest (a seed-7 hand)."""
+
 ONE_OF_EACH = True
 """A set holds each tile once: of tiles read as one domino only the surest is counted, the others are
 left out as READ_ALIKE (the 1,000 seed-7, 8 and 10 hands: benchmarks/HISTORY.md)."""
@@ -66,6 +74,7 @@ class LeaveOutSettings(Protocol):
     least_score: float | None
     across: float | None
     one_of_each: bool
+    phantom: float | None
 
 
 @dataclass(frozen=True)
@@ -99,10 +108,31 @@ def leave_out(settings: LeaveOutSettings, found: Found, frame: tuple[int, int]) 
     if settings.one_of_each:  # only tiles counted so far can be read alike
         alike = read_alike([reading.pips for reading in readings], sureness, [reason is None for reason in why])
         why = or_reason(why, alike, READ_ALIKE)
-    return tuple(
+    sightings = [
         Sighting(quad, reading.pips, sure, reason, is_cut(quad, *frame))
         for quad, sure, reading, reason in zip(found.corners, sureness, readings, why, strict=True)
-    )
+    ]
+    if settings.phantom is None:
+        return tuple(sightings)
+    no_tiles = phantoms(sightings, settings.phantom)
+    return tuple(sighting for sighting, no_tile in zip(sightings, no_tiles, strict=True) if not no_tile)
+
+
+def phantoms(sightings: Sequence[Sighting], share: float = PHANTOM) -> list[bool]:
+    """Which sightings, wholly in the frame, are under ``share`` of the median area of those counted
+    (none without one counted).
+
+    >>> tile = np.array([[0, 0], [0, 50], [100, 50], [100, 0]], np.float32)
+    >>> pip = np.array([[10, 10], [10, 20], [20, 20], [20, 10]], np.float32)
+    >>> phantoms([Sighting(tile, (1, 2)), Sighting(pip, (0, 0), reason=Reason.READ_UNSURE)])
+    [False, True]
+    """
+    areas = [float(cv2.contourArea(sighting.corners)) for sighting in sightings]
+    counted = [area for area, sighting in zip(areas, sightings, strict=True) if not sighting.uncertain]
+    if not counted:
+        return [False] * len(sightings)
+    least = share * float(np.median(counted))
+    return [area < least and not sighting.cut for area, sighting in zip(areas, sightings, strict=True)]
 
 
 def or_reason(reasons: Sequence[Reason | None], flagged: Sequence[bool], reason: Reason) -> list[Reason | None]:

@@ -33,6 +33,7 @@ from vision.leave_out import (
     ODD_SHAPE,
     ONE_OF_EACH,
     OTHER_POSE,
+    PHANTOM,
     SMALLEST_BOX,
     Found,
     leave_out,
@@ -66,11 +67,16 @@ cost a verifier crop (the benchmark's lower proposal confidences choose the same
 
 @dataclass(frozen=True)
 class SecondLook:
-    """When and how to look again at a photo that may be a close-up."""
+    """How to look again at a photo, for tiles larger than the detector learnt them (up to 40 % of the
+    photo's longer side), as in a close-up. Every photo is looked at again: a close-up's pips and
+    divider are found as small boxes, so the number of boxes cannot tell a close-up (close crops of
+    single tiles with ten such boxes lost their tile: benchmarks/results/single_tiles.md), and the
+    look, small, costs a few milliseconds."""
 
     few_tiles: int
-    """A photo in which this many tiles or fewer are found may be a close-up, its tiles larger than
-    the detector learnt them (up to 40 % of the photo's longer side)."""
+    """A view redrawn square-on is looked at again only where this many tiles or fewer are found: it
+    is drawn from tiles that gave a plane, and there a box over several of them, seen small, took a
+    tile's place (a steep seed-21 hand)."""
     size: int
     """The second look's input (pixels, square), where the tiles are seen that much smaller."""
     least_share: float = 0.3
@@ -121,8 +127,8 @@ REFINED_IOU = WEIGHING.iou
 """Refined boxes overlapping a better refined box this much are the same tile again: dropped
 (a real photo slanted 25 degrees further, benchmarks/results/real_variants.md)."""
 SECOND_LOOK = SecondLook(few_tiles=8, size=128)
-"""A second, smaller look where few tiles are found, for close-ups whose tiles fill the frame.
-Chosen by benchmarks/close_up.py (benchmarks/results/close_up.md)."""
+"""A second, smaller look, for close-ups whose tiles fill the frame. Chosen by benchmarks/close_up.py
+(benchmarks/results/close_up.md)."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +239,8 @@ class ScorerConfig:
     """How the verifier's answers weigh (its proposal confidence stays WEIGHING's)."""
     other_pose: float | None = OTHER_POSE
     one_of_each: bool = ONE_OF_EACH
+    phantom: float | None = PHANTOM
+    """None: boxes far smaller than the tiles counted are reported too (as uncertain)."""
     across: float | None = ACROSS
     least_score: float | None = LEAST_BOX_SCORE
 
@@ -262,11 +270,12 @@ class HandScorer:
         self.second_look = config.second_look if self.detector.dynamic else None  # a fixed-size export sees one size
 
     def find_tiles(
-        self, image_bgr: np.ndarray, view: View | None = None, placed: Placed | None = None
+        self, image_bgr: np.ndarray, view: View | None = None, placed: Placed | None = None, redrawn: bool = False
     ) -> tuple[list[np.ndarray], np.ndarray, Proposals]:
         """The face-up tiles' corners and scores, best first, and what the looks proposed (``view``:
         the detector's, made already; ``placed``: where the refiner's verdict was asked, the boxes
-        it refined then, for ``refined`` on the same image)."""
+        it refined then, for ``refined`` on the same image; ``redrawn``: the image is a view redrawn
+        square-on, looked at again only where few tiles are found there)."""
         looks = [self.detector.look(image_bgr, view=view)]
         found = self.detector.decode(looks)
         frame, closer = (image_bgr.shape[1], image_bgr.shape[0]), self.config.closer_look
@@ -275,13 +284,14 @@ class HandScorer:
             looks.append(self.detector.look_within(image_bgr, region))
             found = self.detector.decode(looks)
         again = self.second_look
-        # where few face-up boxes are proposed few can be kept: look again without choosing first
-        if again is None or face_up_boxes(found) > again.few_tiles:
+        if again is None:
+            return *self.choose(image_bgr, found, placed), found.proposals
+        if redrawn and face_up_boxes(found) > again.few_tiles:
             corners, scores = self.choose(image_bgr, found, placed)
-            if again is None or len(corners) > again.few_tiles:
+            if len(corners) > again.few_tiles:
                 return corners, scores, found.proposals
-        closer = self.detector.look(image_bgr, again.size)
-        looks.append(only_sure_and_large(closer, again.least_score, again.least_share * max(image_bgr.shape[:2])))
+        smaller = self.detector.look(image_bgr, again.size)
+        looks.append(only_sure_and_large(smaller, again.least_score, again.least_share * max(image_bgr.shape[:2])))
         found = self.detector.decode(looks)
         return *self.choose(image_bgr, found, placed), found.proposals
 
@@ -340,7 +350,7 @@ class HandScorer:
         for look in range(self.config.square_on_looks):
             view, matrix = square_on(image_bgr, plane, corners, VIEW_OVER_INPUT * self.detector.imgsz)
             in_view: Placed = {}
-            found, scores, proposed = self.find_tiles(view, placed=in_view)
+            found, scores, proposed = self.find_tiles(view, placed=in_view, redrawn=True)
             if self.refiner is not None and self.config.refine_in_view:
                 found, scores = self.refined(view, found, scores, in_view)
             corners = back_to_photo(matrix, found)
