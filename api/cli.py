@@ -183,6 +183,15 @@ def build_parser() -> argparse.ArgumentParser:
         "vision.train.smallnet.small_cnn)",
     )  # fmt: skip
     train.add_argument(
+        "--density", action="store_true",
+        help="pips: a counter that maps where pips are and sums the map (CounterRecipe.density)",
+    )  # fmt: skip
+    train.add_argument(
+        "--makers", action="store_true",
+        help="pips: draw every scene with every maker's look: layout families (scattered pips among "
+        "them), pip shapes, grey photos (CounterRecipe.makers)",
+    )  # fmt: skip
+    train.add_argument(
         "--printed-backs", type=float, default=None, metavar="SHARE",
         help="verifier: the share of sets with printed backs in its usual scenes (default: the "
         "generator's; VerifierRecipe.printed_backs)",
@@ -635,6 +644,8 @@ def run_train(args: argparse.Namespace) -> int:
             half_px=args.half_px or CounterRecipe.half_px,
             widths=args.widths or CounterRecipe.widths,
             strided_stem=args.strided_stem,
+            makers=args.makers,
+            density=args.density,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
             start_from=str(args.start_from or ""),

@@ -342,15 +342,18 @@ def test_tiles_cut_by_the_frame_are_not_taught_to_the_counter():
 
 
 def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
-    from vision.synth.scene import make_scene
-    from vision.train.counter import BACK, BACK_SCENE, HalvesJob, scene_halves
+    import dataclasses
 
-    seed = next(seed for seed in range(100) if make_scene("hand", seed, BACK_SCENE).style.back_print)
-    scene = make_scene("hand", seed, BACK_SCENE)
+    from vision.synth.scene import FULL, make_scene
+    from vision.train.counter import BACK, BACKS_SHOWN, HalvesJob, scene_halves
+
+    backs_shown = dataclasses.replace(FULL, **BACKS_SHOWN)
+    seed = next(seed for seed in range(100) if make_scene("hand", seed, backs_shown).style.back_print)
+    scene = make_scene("hand", seed, backs_shown)
     assert any(tile.pose == "face_down" for tile in scene.tiles)
-    halves, counts = scene_halves(HalvesJob(seed, BACK_SCENE, backs=True))
+    halves, counts = scene_halves(HalvesJob(seed, backs_shown, backs=True))
     assert (counts == BACK).any() and len(halves) == len(counts)  # those the bundled counter reads blank: left out
-    face_up = scene_halves(HalvesJob(seed, BACK_SCENE))[1]  # not asked: the face-up halves alone
+    face_up = scene_halves(HalvesJob(seed, backs_shown))[1]  # not asked: the face-up halves alone
     assert not (face_up == BACK).any() and len(face_up) == (counts != BACK).sum()
 
 
@@ -365,6 +368,33 @@ def test_a_counter_recipe_builds_the_network_of_its_widths():
     strided = build_model(COUNTS, (16, 16, 64, 64), strided_stem=True)
     assert next(layer for layer in strided.modules() if isinstance(layer, torch.nn.Conv2d)).stride == (2, 2)
     assert tuple(strided(torch.zeros(2, 3, 48, 48)).shape) == (2, COUNTS)
+
+
+def test_a_density_counter_reads_the_count_its_map_sums_to():
+    torch = pytest.importorskip("torch")  # the train extra
+    from vision.train.counter import COUNTS, build_model
+
+    model = build_model(COUNTS + 1, density=True).eval()
+    halves = torch.rand(3, 3, 48, 48)
+    with torch.no_grad():
+        logits = model(halves)
+        total = model.density(model.features(halves)).sum(dim=(1, 2, 3))
+    assert tuple(logits.shape) == (3, COUNTS + 1)
+    assert (logits[:, :COUNTS].argmax(dim=1) == total.round().clamp(max=COUNTS - 1)).all()
+    with torch.no_grad():  # a map of 24 x 24 places, each 5 / 576 of a pip, reads 5
+        model.density[0].weight.zero_()
+        model.density[0].bias.fill_(float(np.log(np.expm1(5 / 576))))
+        assert (model(halves)[:, :COUNTS].argmax(dim=1) == 5).all()
+    first = [layer for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)][0]
+    assert first.kernel_size == (3, 3)  # each place sees a pip's surroundings, not the half
+
+
+def test_a_density_counter_is_not_started_from_another(tmp_path):
+    pytest.importorskip("torch")
+    from vision.train.counter import CounterRecipe, train_and_export
+
+    with pytest.raises(ValueError, match="trained from nothing"):
+        train_and_export(tmp_path, CounterRecipe(density=True, start_from="models/pip-counter/model.onnx"))
 
 
 def test_the_set_is_the_smallest_that_holds_every_sure_count():

@@ -356,17 +356,31 @@ def _as_seen_any_way(points: tuple[tuple[float, float], ...]) -> set[tuple[tuple
     return seen
 
 
-@pytest.mark.parametrize("family", LAYOUTS)
-def test_every_layout_family_lays_each_count_symmetric_inside_the_half_without_pips_touching(family):
+def _inside_and_apart(points, radius):
+    assert all(radius <= u <= 1 - radius and radius <= v <= 1 - radius for u, v in points)
+    gaps = [np.hypot(a[0] - b[0], a[1] - b[1]) for i, a in enumerate(points) for b in points[i + 1 :]]
+    assert not gaps or min(gaps) > 2 * radius
+
+
+@pytest.mark.parametrize("family", [family for family in LAYOUTS if family != "scattered"])
+def test_every_makers_layout_family_lays_each_count_symmetric_inside_the_half_without_pips_touching(family):
     for count in range(MAX_PIPS + 1):
         points = layout(count, family=family)
         assert len(set(points)) == count
         turned = tuple(sorted((round(1 - u, 3), round(1 - v, 3)) for u, v in points))
         assert turned == tuple(sorted((round(u, 3), round(v, 3)) for u, v in points))  # the same from either end
-        radius = pip_radius(count, 1.5, family=family)
-        assert all(radius <= u <= 1 - radius and radius <= v <= 1 - radius for u, v in points)
-        gaps = [np.hypot(a[0] - b[0], a[1] - b[1]) for i, a in enumerate(points) for b in points[i + 1 :]]
-        assert not gaps or min(gaps) > 2 * radius
+        _inside_and_apart(points, pip_radius(count, 1.5, family=family))
+
+
+@pytest.mark.parametrize("edge", [0.15, 0.2, 0.25])
+def test_scattered_pips_are_a_new_scatter_per_seed_inside_the_half_without_touching(edge):
+    for count in range(MAX_PIPS + 1):
+        scatters = {layout(count, edge, "scattered", seed) for seed in range(20)}
+        assert all(len(set(points)) == count for points in scatters)
+        assert len(scatters) == (1 if count == 0 else 20)
+        for points in scatters:
+            _inside_and_apart(points, pip_radius(count, 1.5, edge, "scattered"))
+    assert layout(9, edge, "scattered", 3) == layout.__wrapped__(9, edge, "scattered", 3)  # drawn the same again
 
 
 def test_the_held_out_layouts_differ_from_every_training_layout_above_six_however_turned():

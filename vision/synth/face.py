@@ -33,12 +33,12 @@ def face_corners(width: int, height: int) -> np.ndarray:
 
 
 def pip_centres(
-    pips: tuple[int, int], width: int, height: int, edge: float = EDGE, family: str = "classic"
+    pips: tuple[int, int], width: int, height: int, edge: float = EDGE, family: str = "classic", seed: int = 0
 ) -> list[tuple[float, float, int]]:
     """(x, y, half) of every pip on a face texture; half 1 is half 0's layout turned round."""
     centres = []
     for half, count in enumerate(pips):
-        for u, v in layout(count, round(edge, 3), family):  # rounded: layouts are cached by edge
+        for u, v in layout(count, round(edge, 3), family, seed):  # rounded: layouts are cached by edge
             x, y = v * width / 2, u * height
             centres.append((x, y, 0) if half == 0 else (width - x, height - y, 1))
     return centres
@@ -81,7 +81,7 @@ def render_face(
     drilled, halves = [], []
     for half, count in enumerate(pips):
         radius = pip_radius(count, style.pip_scale, style.pip_edge, style.layout_family) * height
-        for x, y, side in pip_centres(pips, width, height, style.pip_edge, style.layout_family):
+        for x, y, side in pip_centres(pips, width, height, style.pip_edge, style.layout_family, style.layout_seed):
             if side == half:
                 _pip(face, x, y, radius, style.pip_colour(count), style.body, shape=style.pip_shape)
                 drilled.append((x, y, radius))

@@ -11,11 +11,14 @@ Up to 6 every maker uses the 3x3 grid. Above 6 makers differ, so a layout comes 
 - ``spread``: the same columns, the middle column's pips spread evenly along the whole column;
 - ``rows``: rows across the half, each centred, alternately wide and narrow (a hexagonal lattice:
   a 7 as a hexagon with its centre, 13 as rows of 3, 2, 3, 2, 3), held out of all training
-  (``HELD_OUT``) to measure a reader on a layout it has never seen.
+  (``HELD_OUT``) to measure a reader on a layout it has never seen;
+- ``scattered``: no maker's; every count (0-18) with its pips anywhere in the half, kept apart, a new
+  scatter for every set (``seed``), so that a counter taught on it cannot learn layouts and must
+  count.
 
 Coordinates are ``(u, v)`` in ``[0, 1]`` across and along the half, with v running from the tile's
-end toward the divider. Every layout is symmetric under a half turn, so a half reads the same from
-either end.
+end toward the divider. Every maker's layout is symmetric under a half turn, so a half reads the same
+from either end.
 
 >>> len(layout(12)), len(layout(18)), len(layout(13, family="rows"))
 (12, 18, 13)
@@ -25,7 +28,9 @@ either end.
 
 from __future__ import annotations
 
-from functools import cache
+import math
+import random
+from functools import lru_cache
 
 MAX_PIPS = 18
 EDGE = 0.22
@@ -86,7 +91,7 @@ _ROWS: dict[int, tuple[int, ...]] = {
 """The ``rows`` family: pips per row across the half, from the end to the divider (palindromes, so
 each layout is the same turned round)."""
 
-LAYOUTS = ("classic", "centred", "spread", "rows")
+LAYOUTS = ("classic", "centred", "spread", "rows", "scattered")
 """The layout families (see the module's docstring); ``classic`` is the renderer's default."""
 HELD_OUT = ("rows",)
 """Families never drawn for training (``vision.synth.scene.TRAINING_LAYOUTS``), kept to measure a
@@ -114,13 +119,49 @@ def _in_rows(sizes: tuple[int, ...], edge: float) -> list[tuple[float, float]]:
     ]
 
 
-@cache
-def layout(count: int, edge: float = EDGE, family: str = "classic") -> tuple[tuple[float, float], ...]:
-    """The ``(u, v)`` centres of ``count`` pips on one half, as ``family`` (``LAYOUTS``) lays them."""
+def _scattered(count: int, edge: float, seed: int) -> list[tuple[float, float]]:
+    """``count`` centres drawn at random within ``edge`` of the half's sides, none nearer another than
+    ``scatter_gap``, the same for the same arguments."""
+    nearest, draw = scatter_gap(count, edge), random.Random(f"scatter-{count}-{edge}-{seed}")
+    if count == 0:
+        return []
+    for _ in range(1000):  # a fresh start whenever the pips placed first leave no room for the rest
+        placed: list[tuple[float, float]] = []
+        for _ in range(300 * count):
+            u, v = draw.uniform(edge, 1 - edge), draw.uniform(edge, 1 - edge)
+            if all((u - a) ** 2 + (v - b) ** 2 >= nearest**2 for a, b in placed):
+                placed.append((u, v))
+                if len(placed) == count:
+                    return placed
+    raise RuntimeError(f"no room for {count} scattered pips at edge {edge}")
+
+
+SCATTER_COVER = 0.3
+"""How much of the half scattered pips' keep-apart discs cover at most: random placement jams
+at about 0.55, so a scatter is always found quickly."""
+
+
+def scatter_gap(count: int, edge: float) -> float:
+    """The nearest two scattered pips' centres may be: 0.9 of the classic grid's pitch, or less where so
+    many pips would cover more than SCATTER_COVER of the half."""
+    rows = 3 if count <= 9 else _LARGE[count][0]
+    side = 1 - 2 * edge
+    pitch = side / (rows - 1)
+    cover = SCATTER_COVER**0.5
+    packed = cover * side / max((count * math.pi / 4) ** 0.5 - cover, 1e-6)
+    return min(0.9 * pitch, packed)
+
+
+@lru_cache(maxsize=8192)  # scattered sets each add their own
+def layout(count: int, edge: float = EDGE, family: str = "classic", seed: int = 0) -> tuple[tuple[float, float], ...]:
+    """The ``(u, v)`` centres of ``count`` pips on one half, as ``family`` (``LAYOUTS``) lays them;
+    ``seed`` picks the scatter of the ``scattered`` family (the others have one layout a count)."""
     if not 0 <= count <= MAX_PIPS:
         raise ValueError(f"invalid pip count: {count} (expected 0 to {MAX_PIPS})")
     if family not in LAYOUTS:
         raise ValueError(f"unknown layout family: {family!r} (expected one of {', '.join(LAYOUTS)})")
+    if family == "scattered":
+        return tuple(_scattered(count, edge, seed))
     if family == "rows" and count in _ROWS:
         return tuple(_in_rows(_ROWS[count], edge))
     lines = (edge, 0.5, 1 - edge)
@@ -134,6 +175,8 @@ def layout(count: int, edge: float = EDGE, family: str = "classic") -> tuple[tup
 def pip_radius(count: int, scale: float = 1.0, edge: float = EDGE, family: str = "classic") -> float:
     """Pip radius as a share of the half's width: smaller when the half is crowded; ``scale``
     makes a maker's larger or smaller pips, never so large that pips touch or leave the half."""
+    if family == "scattered":
+        return min(0.085 * scale, 0.4 * scatter_gap(count, edge), 0.85 * edge)
     if family == "rows" and count in _ROWS:
         sizes = _ROWS[count]
         rows, across = len(sizes), max(sizes)

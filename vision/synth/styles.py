@@ -60,6 +60,8 @@ class TileStyle:
     """How near the half's edges the maker sets the outer pips (vision.synth.pips.EDGE)."""
     layout_family: str = "classic"
     """How the maker lays out the counts above 6 (``vision.synth.pips.LAYOUTS``)."""
+    layout_seed: int = 0
+    """Which scatter the ``scattered`` family draws (``vision.synth.pips.layout``)."""
     pip_shape: str = "round"
     """The maker's pips (``PIP_SHAPES``): drilled round ones, flat printed discs, hollow rings, stars."""
     corner_radius: float = 0.1
@@ -191,7 +193,8 @@ def makers_pips(style: TileStyle, looks: random.Random, layouts: tuple[str, ...]
     ``looks``, a stream of its own (one choice each draws nothing: the scene stays as it was)."""
     family = looks.choice(layouts) if len(layouts) > 1 else layouts[0]
     shape = looks.choice(shapes) if len(shapes) > 1 else shapes[0]
-    return replace(style, layout_family=family, pip_shape=shape)
+    seed = looks.randrange(1 << 30) if family == "scattered" else 0
+    return replace(style, layout_family=family, pip_shape=shape, layout_seed=seed)
 
 
 def _maker(rng: random.Random, makers_layouts: bool, film: bool, film_share: float) -> dict[str, float | bool]:

@@ -23,9 +23,18 @@ from vision.data.labels import FACE_DOWN, FACE_UP
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_reader import COUNTS
 from vision.synth.dataset import GENERATOR_VERSION
-from vision.synth.scene import FULL, SceneOptions, make_scene, render
+from vision.synth.scene import FULL, MAKERS, SceneOptions, make_scene, render
 from vision.train import smallnet
-from vision.train.smallnet import Checkpoint, fit, flips, glossy_patches, held_out, predict, small_cnn
+from vision.train.smallnet import (
+    Checkpoint,
+    fit,
+    flips,
+    glossy_patches,
+    halving_block,
+    held_out,
+    predict,
+    small_cnn,
+)
 
 MIN_SHORT_SIDE_PX = 14
 """Tiles smaller than this in the photo are left out of training: their pips cannot be seen."""
@@ -45,9 +54,10 @@ BRIGHT_SEED_OFFSET = 11
 """The seed offset of ``CounterRecipe.bright_scenes``, whose sets are all bright (saturated bodies)."""
 BACK_SEED_OFFSET = 13
 """The seed offset of ``CounterRecipe.back_scenes``."""
-BACK_SCENE = dataclasses.replace(FULL, printed_backs=1.0, face_down_share=1.0, most_face_down=4)
+BACKS_SHOWN = {"printed_backs": 1.0, "face_down_share": 1.0, "most_face_down": 4}
 """The options of ``CounterRecipe.back_scenes``: every set's backs printed, and one to four tiles face down
 in every hand."""
+MAKERS_LOOKS = "every maker's look (vision.synth.scene.MAKERS)"
 
 
 @dataclass(frozen=True)
@@ -72,7 +82,7 @@ class CounterRecipe:
     (``vision.synth.styles.BRIGHT_BODIES``; generator 11), which a counter taught only light and dark
     bodies read at 0.55 of halves right on their labelled corners."""
     back_scenes: int = 0
-    """Extra scenes (``BACK_SCENE``) whose face-down tiles' printed backs are cut into halves as a face
+    """Extra scenes (``BACKS_SHOWN``) whose face-down tiles' printed backs are cut into halves as a face
     is and taught as BACK (a 20th output), but for those the counter it starts from (else the bundled
     one) reads blank (``read_blank``): the bundled detector takes some printed backs for faces
     (generator 12's: a brand's letters over a bar and stars), and the verifier, at its 64 px, cannot
@@ -87,6 +97,14 @@ class CounterRecipe:
     strided_stem: bool = False
     """The first convolution steps two pixels instead of being pooled after (``small_cnn``): about 1 ms
     less a hand, totals tied; the bundled counter has one."""
+    density: bool = False
+    """Count, not classify: the network maps where pips are (``density_counter``), each place seeing only
+    a pip's surroundings, and the map's sum is the count, so no layout can be learnt in its place.
+    Trained from nothing (``start_from`` is refused)."""
+    makers: bool = False
+    """Every scene drawn with ``vision.synth.scene.MAKERS``' looks: the training layout families
+    (``scattered`` among them, so layouts cannot be learnt in place of counting), every pip shape,
+    some photos grey."""
 
 
 @dataclass(frozen=True)
@@ -191,9 +209,72 @@ def synthetic_halves(
 
 
 def build_model(
-    outputs: int = COUNTS, widths: tuple[int, ...] = CounterRecipe.widths, strided_stem: bool = False
+    outputs: int = COUNTS,
+    widths: tuple[int, ...] = CounterRecipe.widths,
+    strided_stem: bool = False,
+    density: bool = False,
 ) -> Any:
-    return small_cnn(widths, outputs, strided_stem)
+    return density_counter(outputs) if density else small_cnn(widths, outputs, strided_stem)
+
+
+COUNT_SPREAD = 0.35
+"""How far (in pips) a density counter's sum may be from a count and still be read as it: the logit of
+count k is ``-(sum - k)**2 / (2 * COUNT_SPREAD**2)``, so a sum on a whole number reads at about 0.97, one
+halfway between two counts reads either at 0.5 and is left out as unsure."""
+
+
+FIRST_DENSITY = -5.0
+"""The density layer's first bias: softplus(-5) over 24 x 24 places sums to about 4 pips. From 0 the
+first sums were about 400, and a counter so started learnt only to say 9 (benchmarks/HISTORY.md)."""
+
+
+def density_counter(outputs: int = COUNTS) -> Any:
+    """A network that finds pips, not layouts: four convolutions (one pooling) see about 16 px round each
+    place of a 48 px half, a pip and its neighbourhood, and a 1x1 convolution gives each place a
+    non-negative density; the densities' sum is the count, given as the logits of the counts 0-18
+    (``COUNT_SPREAD``), so it trains with cross-entropy and runs as the classifying counter does. A 20th
+    output (a printed back's half, BACK) comes from the features averaged over the half."""
+    from torch import nn
+
+    class DensityCounter(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                halving_block(3, 16),
+                *[layer for width_in in (16, 32, 32) for layer in conv_block(width_in, 32)],
+            )
+            self.density = nn.Sequential(nn.Conv2d(32, 1, 1), nn.Softplus())
+            nn.init.constant_(self.density[0].bias, FIRST_DENSITY)  # a sum of a few pips, not hundreds
+            self.back = nn.Linear(32, 1) if outputs > COUNTS else None
+            self.register_buffer("counts", torch_arange(COUNTS))
+
+        def forward(self, halves: Any) -> Any:
+            features = self.features(halves)
+            total = self.density(features).sum(dim=(1, 2, 3))
+            logits = -((total[:, None] - self.counts[None]) ** 2) / (2 * COUNT_SPREAD**2)
+            if self.back is None:
+                return logits
+            return cat([logits, self.back(features.mean(dim=(2, 3)))], dim=1)
+
+    return DensityCounter()
+
+
+def conv_block(inputs: int, outputs: int) -> list[Any]:
+    from torch import nn
+
+    return [nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU()]
+
+
+def torch_arange(count: int) -> Any:
+    import torch
+
+    return torch.arange(count, dtype=torch.float32)
+
+
+def cat(parts: list[Any], dim: int) -> Any:
+    import torch
+
+    return torch.cat(parts, dim=dim)
 
 
 def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpoint: Checkpoint | None = None) -> Any:
@@ -209,7 +290,7 @@ def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpo
         batch = (batch * (0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator))).clamp(0, 1)
         return glossy_patches(batch, generator, recipe.glossy)
 
-    model = functools.partial(build_model, outputs(recipe), recipe.widths, recipe.strided_stem)
+    model = functools.partial(build_model, outputs(recipe), recipe.widths, recipe.strided_stem, recipe.density)
     if recipe.start_from:
         model = smallnet.continued_from(Path(recipe.start_from), model, halves, recipe.seed)
     return fit(
@@ -232,6 +313,8 @@ def export_onnx(model: Any, path: Path, half_px: int = HALF_PX) -> Path:
 def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, train, export, and write the card (metrics on held-out synthetic halves); ``resume``:
     go on from the epochs an unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    if recipe.density and recipe.start_from:
+        raise ValueError("a density counter is trained from nothing: give no counter to start from")
     checkpoint = Checkpoint.beside(out_dir, resume)
     started_from = None
     if recipe.start_from:
@@ -240,11 +323,12 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             raise FileNotFoundError(f"no counter to start from at {begun_with}")
         started_from = smallnet.described(begun_with)
     start = time.perf_counter()
-    halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe)
+    looks = MAKERS if recipe.makers else FULL
+    halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe, looks)
     extras = (  # scenes, seed offset, options, whether printed backs are taught
-        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(FULL, sets=HIGH_SETS), False),
-        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(FULL, bright_sets=1.0), False),
-        (recipe.back_scenes, BACK_SEED_OFFSET, BACK_SCENE, True),
+        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(looks, sets=HIGH_SETS), False),
+        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(looks, bright_sets=1.0), False),
+        (recipe.back_scenes, BACK_SEED_OFFSET, dataclasses.replace(looks, **BACKS_SHOWN), True),
     )
     for scenes, offset, options, backs in extras:
         if scenes:
@@ -279,6 +363,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}), "
             f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
             f"and {recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
+            f"{MAKERS_LOOKS if recipe.makers else 'the usual looks'}, "
             f"generator {GENERATOR_VERSION}"
         ),
         "training_seconds": round(seconds),
