@@ -54,6 +54,10 @@ def grey(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
+def share_of(count: int, whole: int) -> float | None:
+    return round(count / whole, 3) if whole else None
+
+
 def judge(scorer: HandScorer, photos: list, margin: float, greyed: bool) -> dict[str, float | int]:
     crops_seen = one = one_edges_aside = right = phantoms = missed = 0
     for crop, corners, pips in crops(photos, margin):
@@ -71,12 +75,11 @@ def judge(scorer: HandScorer, photos: list, margin: float, greyed: bool) -> dict
         one += int(not others)
         one_edges_aside += int(all(tile.cut for tile in others))
         right += int(not mine.uncertain and sorted(mine.pips or ()) == sorted(pips))
-    share = lambda count: round(count / crops_seen, 3) if crops_seen else None  # noqa: E731
     return {
         "crops": crops_seen,
-        "one_tile": share(one),
-        "one_tile_edges_aside": share(one_edges_aside),
-        "read_right": share(right),
+        "one_tile": share_of(one, crops_seen),
+        "one_tile_edges_aside": share_of(one_edges_aside, crops_seen),
+        "read_right": share_of(right, crops_seen),
         "phantoms": phantoms,
         "missed": missed,
     }

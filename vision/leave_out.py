@@ -5,8 +5,8 @@ A box is left out where the table's plane cannot make it a tile's face (``ODD_SH
 part of one (``SMALLEST_BOX``), where the detector also saw another pose there (``OTHER_POSE``),
 where it scores unsurely (``LEAST_BOX_SCORE``), or where it lies across the ends of two surer boxes
 (``ACROSS``); a tile where a surer one is read as the same domino (``ONE_OF_EACH``). Each gives its
-reason in a few words, which ``hubcam score`` reports. A box far smaller than the largest tile counted
-is no tile at all (``PHANTOM``): it is dropped, not reported.
+reason in a few words, which ``hubcam score`` reports. A box far smaller than the tiles counted is no
+tile at all (``PHANTOM``): it is dropped, not reported.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import cv2
 import numpy as np
 
 from calibration.table_plane import AS_SEEN, LEAST_TILES, TablePlane, misfits, relative_areas, table_plane
@@ -127,12 +126,11 @@ def phantoms(sightings: Sequence[Sighting], share: float = PHANTOM) -> list[bool
     >>> phantoms([Sighting(tile, (1, 2)), Sighting(pip, (0, 0), reason=Reason.READ_UNSURE)])
     [False, True]
     """
-    areas = [float(cv2.contourArea(sighting.corners)) for sighting in sightings]
-    counted = [area for area, sighting in zip(areas, sightings, strict=True) if not sighting.uncertain]
-    if not counted:
+    counted = np.array([not sighting.uncertain for sighting in sightings], bool)
+    if not counted.any():
         return [False] * len(sightings)
-    least = share * float(np.median(counted))
-    return [area < least and not sighting.cut for area, sighting in zip(areas, sightings, strict=True)]
+    relative = relative_areas(AS_SEEN, [sighting.corners for sighting in sightings], among=counted)
+    return [bool(small) and not sighting.cut for small, sighting in zip(relative < share, sightings, strict=True)]
 
 
 def or_reason(reasons: Sequence[Reason | None], flagged: Sequence[bool], reason: Reason) -> list[Reason | None]:

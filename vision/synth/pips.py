@@ -119,12 +119,17 @@ def _in_rows(sizes: tuple[int, ...], edge: float) -> list[tuple[float, float]]:
     ]
 
 
+def _grid_rows(count: int) -> int:
+    """The rows of the classic grid that ``count`` pips are laid on: 3 up to 9, else 4 to 6."""
+    return 3 if count <= 9 else _LARGE[count][0]
+
+
 def _scattered(count: int, edge: float, seed: int) -> list[tuple[float, float]]:
     """``count`` centres drawn at random within ``edge`` of the half's sides, none nearer another than
     ``scatter_gap``, the same for the same arguments."""
-    nearest, draw = scatter_gap(count, edge), random.Random(f"scatter-{count}-{edge}-{seed}")
     if count == 0:
         return []
+    nearest, draw = scatter_gap(count, edge), random.Random(f"scatter-{count}-{edge}-{seed}")
     for _ in range(1000):  # a fresh start whenever the pips placed first leave no room for the rest
         placed: list[tuple[float, float]] = []
         for _ in range(300 * count):
@@ -144,7 +149,7 @@ at about 0.55, so a scatter is always found quickly."""
 def scatter_gap(count: int, edge: float) -> float:
     """The nearest two scattered pips' centres may be: 0.9 of the classic grid's pitch, or less where so
     many pips would cover more than SCATTER_COVER of the half."""
-    rows = 3 if count <= 9 else _LARGE[count][0]
+    rows = _grid_rows(count)
     side = 1 - 2 * edge
     pitch = side / (rows - 1)
     cover = SCATTER_COVER**0.5
@@ -181,7 +186,7 @@ def pip_radius(count: int, scale: float = 1.0, edge: float = EDGE, family: str =
         sizes = _ROWS[count]
         rows, across = len(sizes), max(sizes)
     else:
-        rows, across = (3 if count <= 9 else _LARGE[count][0]), 3
+        rows, across = _grid_rows(count), 3
     usual = {3: 0.085, 4: 0.068, 5: 0.052, 6: 0.043}[rows]
     spacing = (1 - 2 * edge) / (max(rows, across) - 1)
     return min(usual * scale, 0.4 * spacing, 0.85 * edge)

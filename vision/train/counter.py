@@ -27,6 +27,7 @@ from vision.synth.scene import FULL, MAKERS, SceneOptions, make_scene, render
 from vision.train import smallnet
 from vision.train.smallnet import (
     Checkpoint,
+    conv_block,
     fit,
     flips,
     glossy_patches,
@@ -57,7 +58,6 @@ BACK_SEED_OFFSET = 13
 BACKS_SHOWN = {"printed_backs": 1.0, "face_down_share": 1.0, "most_face_down": 4}
 """The options of ``CounterRecipe.back_scenes``: every set's backs printed, and one to four tiles face down
 in every hand."""
-MAKERS_LOOKS = "every maker's look (vision.synth.scene.MAKERS)"
 
 
 @dataclass(frozen=True)
@@ -234,6 +234,7 @@ def density_counter(outputs: int = COUNTS) -> Any:
     non-negative density; the densities' sum is the count, given as the logits of the counts 0-18
     (``COUNT_SPREAD``), so it trains with cross-entropy and runs as the classifying counter does. A 20th
     output (a printed back's half, BACK) comes from the features averaged over the half."""
+    import torch
     from torch import nn
 
     class DensityCounter(nn.Module):
@@ -246,7 +247,7 @@ def density_counter(outputs: int = COUNTS) -> Any:
             self.density = nn.Sequential(nn.Conv2d(32, 1, 1), nn.Softplus())
             nn.init.constant_(self.density[0].bias, FIRST_DENSITY)  # a sum of a few pips, not hundreds
             self.back = nn.Linear(32, 1) if outputs > COUNTS else None
-            self.register_buffer("counts", torch_arange(COUNTS))
+            self.register_buffer("counts", torch.arange(COUNTS, dtype=torch.float32))
 
         def forward(self, halves: Any) -> Any:
             features = self.features(halves)
@@ -254,27 +255,9 @@ def density_counter(outputs: int = COUNTS) -> Any:
             logits = -((total[:, None] - self.counts[None]) ** 2) / (2 * COUNT_SPREAD**2)
             if self.back is None:
                 return logits
-            return cat([logits, self.back(features.mean(dim=(2, 3)))], dim=1)
+            return torch.cat([logits, self.back(features.mean(dim=(2, 3)))], dim=1)
 
     return DensityCounter()
-
-
-def conv_block(inputs: int, outputs: int) -> list[Any]:
-    from torch import nn
-
-    return [nn.Conv2d(inputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU()]
-
-
-def torch_arange(count: int) -> Any:
-    import torch
-
-    return torch.arange(count, dtype=torch.float32)
-
-
-def cat(parts: list[Any], dim: int) -> Any:
-    import torch
-
-    return torch.cat(parts, dim=dim)
 
 
 def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpoint: Checkpoint | None = None) -> Any:
@@ -324,6 +307,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         started_from = smallnet.described(begun_with)
     start = time.perf_counter()
     looks = MAKERS if recipe.makers else FULL
+    drawn_with = "every maker's look (vision.synth.scene.MAKERS)" if recipe.makers else "the usual looks"
     halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe, looks)
     extras = (  # scenes, seed offset, options, whether printed backs are taught
         (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(looks, sets=HIGH_SETS), False),
@@ -363,7 +347,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}), "
             f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
             f"and {recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
-            f"{MAKERS_LOOKS if recipe.makers else 'the usual looks'}, "
+            f"{drawn_with}, "
             f"generator {GENERATOR_VERSION}"
         ),
         "training_seconds": round(seconds),

@@ -47,9 +47,14 @@ def halving_block(inputs: int, outputs: int, strided: bool = False) -> Any:
     from torch import nn
 
     stride, pool = (2, nn.Identity()) if strided else (1, nn.MaxPool2d(2))
-    return nn.Sequential(
-        nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(), pool
-    )
+    return nn.Sequential(*conv_block(inputs, outputs, stride), pool)
+
+
+def conv_block(inputs: int, outputs: int, stride: int = 1) -> list[Any]:
+    """A 3x3 convolution, batch norm and ReLU."""
+    from torch import nn
+
+    return [nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1), nn.BatchNorm2d(outputs), nn.ReLU()]
 
 
 def held_out(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
