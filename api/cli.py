@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
         "vision.train.smallnet.small_cnn)",
     )  # fmt: skip
     train.add_argument(
-        "--density", action="store_true",
-        help="pips: a counter that maps where pips are and sums the map (CounterRecipe.density)",
+        "--peaks", action="store_true",
+        help="pips: a counter that maps where pips are and counts the map's peaks (CounterRecipe.peaks)",
     )  # fmt: skip
     train.add_argument(
         "--makers", action="store_true",
@@ -619,7 +619,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
         if args.model == "pips":
-            from vision.train.counter import CounterRecipe, train_and_export
+            from vision.train.counter import PEAK_WIDTHS, CounterRecipe, train_and_export
         elif args.model == "verifier":
             from vision.train.verifier import VerifierRecipe
         elif args.model == "refiner":
@@ -642,10 +642,10 @@ def run_train(args: argparse.Namespace) -> int:
             seed=CounterRecipe.seed if args.seed is None else args.seed,
             glossy=args.glossy,
             half_px=args.half_px or CounterRecipe.half_px,
-            widths=args.widths or CounterRecipe.widths,
+            widths=args.widths or (PEAK_WIDTHS if args.peaks else CounterRecipe.widths),
             strided_stem=args.strided_stem,
             makers=args.makers,
-            density=args.density,
+            peaks=args.peaks,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
             start_from=str(args.start_from or ""),

@@ -28,7 +28,7 @@ from vision.geometry import (
     xywhr_to_corners,
 )
 from vision.photo import PhotoError, read_photo
-from vision.read.halves import cut_halves, rectify, split
+from vision.read.halves import cut_halves, in_half, rectify, split
 
 
 def padded(view):
@@ -337,8 +337,9 @@ def test_tiles_cut_by_the_frame_are_not_taught_to_the_counter():
     _, label = render(make_scene("hand", 17, FULL), (1280, 960), FULL)  # a hand with a tile the frame cuts
     cut = [tile for tile in label["tiles"] if tile["pose"] == "face_up" and tile["cut"]]
     whole = [tile for tile in label["tiles"] if tile["pose"] == "face_up" and not tile["cut"]]
-    halves, counts = scene_halves(HalvesJob(17, FULL))
+    halves, counts, maps = scene_halves(HalvesJob(17, FULL))
     assert cut and len(halves) == len(counts) <= 2 * len(whole) and counts.max() <= 18
+    assert maps.shape == (len(halves), 0, 0)  # pip maps only for a peak counter
 
 
 def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
@@ -351,7 +352,7 @@ def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
     seed = next(seed for seed in range(100) if make_scene("hand", seed, backs_shown).style.back_print)
     scene = make_scene("hand", seed, backs_shown)
     assert any(tile.pose == "face_down" for tile in scene.tiles)
-    halves, counts = scene_halves(HalvesJob(seed, backs_shown, backs=True))
+    halves, counts, _ = scene_halves(HalvesJob(seed, backs_shown, backs=True))
     assert (counts == BACK).any() and len(halves) == len(counts)  # those the bundled counter reads blank: left out
     face_up = scene_halves(HalvesJob(seed, backs_shown))[1]  # not asked: the face-up halves alone
     assert not (face_up == BACK).any() and len(face_up) == (counts != BACK).sum()
@@ -370,31 +371,112 @@ def test_a_counter_recipe_builds_the_network_of_its_widths():
     assert tuple(strided(torch.zeros(2, 3, 48, 48)).shape) == (2, COUNTS)
 
 
-def test_a_density_counter_reads_the_count_its_map_sums_to():
+def test_a_peak_counter_reads_the_count_of_its_maps_peaks():
     torch = pytest.importorskip("torch")  # the train extra
     from vision.train.counter import COUNTS, build_model
 
-    model = build_model(COUNTS + 1, density=True).eval()
+    model = build_model(COUNTS + 1, (8, 16, 16), peaks=True).eval()
     halves = torch.rand(3, 3, 48, 48)
     with torch.no_grad():
         logits = model(halves)
-        total = model.density(model.features(halves)).sum(dim=(1, 2, 3))
-    assert tuple(logits.shape) == (3, COUNTS + 1)
-    assert (logits[:, :COUNTS].argmax(dim=1) == total.round().clamp(max=COUNTS - 1)).all()
-    with torch.no_grad():  # a map of 24 x 24 places, each 5 / 576 of a pip, reads 5
-        model.density[0].weight.zero_()
-        model.density[0].bias.fill_(float(np.log(np.expm1(5 / 576))))
-        assert (model(halves)[:, :COUNTS].argmax(dim=1) == 5).all()
-    first = [layer for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)][0]
-    assert first.kernel_size == (3, 3)  # each place sees a pip's surroundings, not the half
+        assert tuple(logits.shape) == (3, COUNTS + 1)
+        assert (logits[:, :COUNTS].argmax(dim=1) == 0).all()  # as it starts, no place is a pip
+        model = build_model(COUNTS, (8, 16, 16), peaks=True).eval()
+        places = torch.zeros(3, 1, 24, 24)
+        places[:, :, 4:20:5, 4:20:5] = 1.0  # 16 places set apart, each a peak
+        model.features = torch.nn.Identity()  # the map comes straight from the test
+        model.pips = torch.nn.Conv2d(1, 1, 1)
+        model.pips.weight.fill_(6.0)
+        model.pips.bias.fill_(-3.0)
+        assert (model(places)[:, :COUNTS].argmax(dim=1) == 16).all()
+        places[0, :, 4, 4] = 0.5  # one peak at the threshold: 15 or 16, unsure
+        probabilities = model(places)[0, :COUNTS].softmax(dim=0)
+        assert 0.3 < probabilities[15] < 0.7 and 0.3 < probabilities[16] < 0.7
 
 
-def test_a_density_counter_is_not_started_from_another(tmp_path):
+def test_a_peak_counter_in_training_gives_its_map_too():
+    torch = pytest.importorskip("torch")
+    from vision.train.counter import COUNTS, build_model
+
+    model = build_model(COUNTS, (8, 16, 16), peaks=True).train()
+    logits, found = model(torch.rand(2, 3, 48, 48))
+    assert tuple(logits.shape) == (2, COUNTS) and tuple(found.shape) == (2, 1, 24, 24)
+    assert [layer.out_channels for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)] == [8, 16, 16, 1]
+
+
+def test_the_peak_loss_is_least_where_the_map_finds_the_pips():
+    torch = pytest.importorskip("torch")
+    from vision.train.counter import peak_loss, pip_maps
+
+    wanted = torch.from_numpy(pip_maps([np.array([[10.0, 20.0], [30.0, 30.0]], np.float32)]))[:, None]
+    right = torch.logit(wanted.clamp(0.01, 0.99))
+    assert peak_loss(right, wanted) < peak_loss(torch.full_like(wanted, -2.2), wanted)
+    assert peak_loss(right, wanted) < peak_loss(right.roll(3, dims=3), wanted)
+
+
+def test_pip_maps_put_one_peak_on_every_drawn_pip():
+    """Each half's map has as many places at 1 as the half has pips, and they lie on the pips the halves
+    show: the ink (the
+    difference from the body, dark pips or light) at a place is over twice the half's on average, as a
+    map two pixels off gets to only about 1.1."""
+    from vision.data.labels import FACE_UP
+    from vision.synth.scene import MAKERS, make_scene, render
+    from vision.train.counter import MAP_STEP, pip_maps, pip_places
+
+    ratios = []
+    for seed in range(6):
+        scene = make_scene("hand", seed, MAKERS)
+        image, label = render(scene, (1280, 960), MAKERS)
+        for tile in label["tiles"]:
+            if tile["pose"] != FACE_UP or tile["cut"]:
+                continue
+            quad = np.array(tile["corners"], np.float32)
+            places = pip_places(tuple(tile["pips"]), scene.style, quad, quad)
+            maps = pip_maps(places)
+            assert maps.shape == (2, 48 // MAP_STEP, 48 // MAP_STEP)
+            assert (maps >= 1 - 1e-6).sum(axis=(1, 2)).tolist() == list(tile["pips"])
+            for half, pixels in zip(cut_halves(image, [quad]), places, strict=True):
+                grey = cv2.GaussianBlur(cv2.cvtColor(half, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1)
+                ink = np.abs(grey - np.median(grey))
+                for x, y in np.round(pixels).astype(int):
+                    if 3 <= x < 45 and 3 <= y < 45:
+                        ratios.append(ink[y - 1 : y + 2, x - 1 : x + 2].mean() / ink.mean())
+    assert len(ratios) > 100
+    assert np.median(ratios) > 2
+
+
+def test_a_point_of_the_rectified_face_is_where_split_puts_it():
+    for (x, y), side in (((5, 30), 0), ((70, 10), 1)):
+        face = np.zeros((48, 96, 3), np.uint8)
+        face[y, x] = 255
+        found = np.argwhere(split(face)[side][:, :, 0])  # (row, column)
+        assert found[:, ::-1].tolist() == in_half(np.array([[x, y]], np.float32), side).tolist()
+
+
+def test_maps_turn_with_their_halves():
+    torch = pytest.importorskip("torch")
+    from vision.train.counter import flipped_with_maps
+
+    halves, maps = torch.zeros(16, 3, 48, 48), torch.zeros(16, 1, 24, 24)
+    halves[:, :, 10:12, 30:32] = 1.0  # one pip, the map's place (5, 15)
+    maps[:, :, 5, 15] = 1.0
+    generator = torch.Generator().manual_seed(0)
+    seen = set()
+    for _ in range(8):
+        turned_halves, turned_maps = flipped_with_maps(halves, maps, generator)
+        row, column = divmod(int(turned_maps[0, 0].argmax()), 24)
+        bright = turned_halves[0, 0].nonzero()
+        assert bright[:, 0].min() // 2 == row and bright[:, 1].min() // 2 == column
+        seen.add((row, column))
+    assert len(seen) > 1  # it did turn
+
+
+def test_a_peak_counter_is_not_started_from_another(tmp_path):
     pytest.importorskip("torch")
     from vision.train.counter import CounterRecipe, train_and_export
 
     with pytest.raises(ValueError, match="trained from nothing"):
-        train_and_export(tmp_path, CounterRecipe(density=True, start_from="models/pip-counter/model.onnx"))
+        train_and_export(tmp_path, CounterRecipe(peaks=True, start_from="models/pip-counter/model.onnx"))
 
 
 def test_the_set_is_the_smallest_that_holds_every_sure_count():

@@ -45,11 +45,11 @@ def run(checkpoint: Checkpoint | None, stop_at_batch: int | None = None) -> Any:
     images, targets = data()
     batches = [0]
 
-    def augment(batch: Any, generator: Any) -> Any:
+    def augment(batch: Any, targets: Any, generator: Any) -> tuple[Any, Any]:
         batches[0] += 1
         if batches[0] == stop_at_batch:
             raise Stopped
-        return batch * (0.8 + 0.4 * torch.rand(len(batch), 1, 1, 1, generator=generator))
+        return batch * (0.8 + 0.4 * torch.rand(len(batch), 1, 1, 1, generator=generator)), targets
 
     return fit(
         lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, augment,
@@ -79,7 +79,7 @@ def test_a_checkpoint_from_another_run_is_refused(tmp_path: Path) -> None:
     images, targets = data()
     with pytest.raises(ValueError, match="another run"):
         fit(
-            lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, lambda b, g: b,
+            lambda: small_cnn((4, 8), 3), images, targets, torch.nn.functional.cross_entropy, lambda b, t, g: (b, t),
             Plan(epochs=4, batch=8, max_lr=3e-3, seed=0), Checkpoint.beside(tmp_path, resume=True),
         )  # fmt: skip
 

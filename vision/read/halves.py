@@ -24,10 +24,21 @@ def rectify(
     """The tile's face as ``(half_px, 2 * half_px, 3)``, the corners[0..1] end on the left; a tile
     much larger in the photo is averaged down first (``vision.sampling``; None: sampled as it is,
     as the classical baseline does)."""
-    target = np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
     corners = np.asarray(corners, np.float32)
-    H = cv2.getPerspectiveTransform(corners, target)
+    H = cv2.getPerspectiveTransform(corners, rectified_corners(half_px))
     return warp_shrunk(image_bgr, H, (2 * half_px, half_px), shrink_above, source=corners)  # it draws the tile
+
+
+def rectified_corners(half_px: int = HALF_PX) -> np.ndarray:
+    """Where a tile's four corners go in its rectified face (pixel centres at whole numbers)."""
+    return np.array([[0, half_px], [0, 0], [2 * half_px, 0], [2 * half_px, half_px]], np.float32)
+
+
+def in_half(points: np.ndarray, half: int, half_px: int = HALF_PX) -> np.ndarray:
+    """``(k, 2)`` points of a rectified face as ``split`` gives them in ``half`` (0 or 1): half 1 is
+    turned round."""
+    points = np.asarray(points, np.float32).reshape(-1, 2)
+    return points if half == 0 else np.array([2 * half_px - 1, half_px - 1], np.float32) - points
 
 
 def split(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,14 +16,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from tqdm import tqdm
 
 from vision.data.labels import FACE_DOWN, FACE_UP
-from vision.read.halves import HALF_PX, cut_halves
+from vision.read.halves import HALF_PX, cut_halves, in_half, rectified_corners
 from vision.read.pip_reader import COUNTS
 from vision.synth.dataset import GENERATOR_VERSION
+from vision.synth.face import face_corners, pip_centres
 from vision.synth.scene import FULL, MAKERS, SceneOptions, make_scene, render
+from vision.synth.styles import TileStyle
 from vision.train import smallnet
 from vision.train.smallnet import (
     Checkpoint,
@@ -33,6 +36,7 @@ from vision.train.smallnet import (
     glossy_patches,
     halving_block,
     held_out,
+    images_only,
     predict,
     small_cnn,
 )
@@ -97,10 +101,10 @@ class CounterRecipe:
     strided_stem: bool = False
     """The first convolution steps two pixels instead of being pooled after (``small_cnn``): about 1 ms
     less a hand, totals tied; the bundled counter has one."""
-    density: bool = False
-    """Count, not classify: the network maps where pips are (``density_counter``), each place seeing only
-    a pip's surroundings, and the map's sum is the count, so no layout can be learnt in its place.
-    Trained from nothing (``start_from`` is refused)."""
+    peaks: bool = False
+    """Find pips, not classify halves: the network maps how likely each place is a pip's middle
+    (``peak_counter``), each place seeing only a pip's surroundings, and the count is the number of peaks,
+    so no layout can be learnt in its place. Trained from nothing (``start_from`` is refused)."""
     makers: bool = False
     """Every scene drawn with ``vision.synth.scene.MAKERS``' looks: the training layout families
     (``scattered`` among them, so layouts cannot be learnt in place of counting), every pip shape,
@@ -118,39 +122,86 @@ class HalvesJob:
     """Teach the halves of printed backs too (as BACK)."""
 
 
-def scene_halves(job: HalvesJob) -> tuple[np.ndarray, np.ndarray]:
-    """The halves of one rendered hand scene's face-up tiles and their counts, as ``job.recipe``
-    teaches them (tiles cut by the frame left out), cut at ``half_px``; with ``job.backs`` the halves
-    of face-down tiles wholly in view of a set with printed backs, as BACK, but for those read blank
-    (``read_blank``)."""
+def scene_halves(job: HalvesJob) -> Halves:
+    """The halves of one rendered hand scene's face-up tiles, their counts and (for a peak counter,
+    else an empty array) their pips' maps (``pip_maps``), as ``job.recipe`` teaches them (tiles cut by
+    the frame left out), cut at ``half_px``; with ``job.backs`` the halves of face-down tiles wholly in
+    view of a set with printed backs, as BACK, but for those read blank (``read_blank``)."""
     seed, options = job.seed, job.options
     rng = np.random.default_rng(seed)
     scene = make_scene("hand", seed, options)
     image, label = render(scene, (1280, 960), options)
     height, width = image.shape[:2]
-    corners, counts, backs = [], [], []
+    half_px = job.recipe.half_px
+    corners, counts, backs, places = [], [], [], []
     for tile in label["tiles"]:
         if job.backs and scene.style.back_print and tile["pose"] == FACE_DOWN and not tile["cut"]:
             back = loosen(np.array(tile["corners"], np.float32), rng)  # drawn only here: reproduces
             corners.append(back)
             counts += [BACK, BACK]
             backs += [True, True]
+            places += [np.zeros((0, 2), np.float32)] * 2
             continue
         if tile["pose"] != FACE_UP or tile["cut"]:
             continue
         quad = np.array(tile["corners"], np.float32)
         if np.linalg.norm(quad[1] - quad[0]) < MIN_SHORT_SIDE_PX:
             continue
-        corners.append(loosen(quad, rng) if rng.random() < LOOSE_SHARE else quad)
+        cut = loosen(quad, rng) if rng.random() < LOOSE_SHARE else quad
+        corners.append(cut)
         counts += list(tile["pips"])
         backs += [False, False]
-    halves, classes = cut_halves(image, corners, job.recipe.half_px), np.array(counts, dtype=np.int64)
+        if job.recipe.peaks:
+            places += pip_places(tuple(tile["pips"]), scene.style, quad, cut, half_px)
+    halves, classes = cut_halves(image, corners, half_px), np.array(counts, dtype=np.int64)
+    maps = pip_maps(places, half_px) if job.recipe.peaks else np.zeros((len(halves), 0, 0), np.float32)
     of_backs = np.array(backs, bool)
     if of_backs.any():
         teacher = Path(job.recipe.start_from) if job.recipe.start_from else None
         classes[of_backs & read_blank(halves, teacher)] = -1  # a bar or plain body: blank, costing nothing
     taught = classes >= 0
-    return halves[taught], classes[taught]
+    return halves[taught], classes[taught], maps[taught]
+
+
+def pip_places(
+    pips: tuple[int, int], style: TileStyle, drawn: np.ndarray, cut: np.ndarray, half_px: int = HALF_PX
+) -> list[np.ndarray]:
+    """Where the pips of a tile drawn with ``style`` at corners ``drawn`` in the photo lie in each of its
+    halves when it is cut at corners ``cut``: ``(k, 2)`` pixels, as ``cut_halves`` gives the halves. (The
+    renderer's lens bends the photo a little past the face's plane: under a pixel on a half.)"""
+    face = pip_centres(pips, 2, 1, style.pip_edge, style.layout_family, style.layout_seed)
+    if not face:
+        return [np.zeros((0, 2), np.float32)] * 2
+    to_photo = cv2.getPerspectiveTransform(face_corners(2, 1), np.asarray(drawn, np.float32))
+    to_face = cv2.getPerspectiveTransform(np.asarray(cut, np.float32), rectified_corners(half_px))
+    on_face = cv2.perspectiveTransform(np.array([[(x, y) for x, y, _ in face]], np.float32), to_face @ to_photo)[0]
+    sides = np.array([side for _, _, side in face])
+    return [in_half(on_face[sides == half], half, half_px) for half in (0, 1)]
+
+
+MAP_STEP = 2
+"""A peak counter's map has a place for every 2 x 2 pixels of a half (its one pooling)."""
+PIP_BLOB = 0.8
+"""The spread (a Gaussian's sigma, in map places) round each pip's middle on a peak counter's target
+map: the pips of a double-18's half are 3-4 places apart."""
+
+
+def bell(offsets: np.ndarray) -> np.ndarray:
+    return np.exp(-(offsets**2) / (2 * PIP_BLOB**2))
+
+
+def pip_maps(places: list[np.ndarray], half_px: int = HALF_PX) -> np.ndarray:
+    """``(n, side, side)`` float32 target maps (side = half_px / MAP_STEP): 1 at the place of each pip's
+    middle, falling off round it (PIP_BLOB), 0 far from any pip, so each map has as many places at 1 as
+    its half has pips. A pip the cut leaves outside the half (a detector's box is a little off) is put
+    at its nearest edge: the count is the tile's, whatever the box."""
+    side = half_px // MAP_STEP
+    grid = np.arange(side, dtype=np.float32)
+    maps = np.zeros((len(places), side, side), np.float32)
+    for index, pixels in enumerate(places):
+        for x, y in np.rint(np.clip((pixels - (MAP_STEP - 1) / 2) / MAP_STEP, 0, side - 1)):
+            maps[index] = np.maximum(maps[index], np.outer(bell(grid - y), bell(grid - x)))
+    return maps
 
 
 _teachers: dict[Path, Any] = {}
@@ -195,91 +246,162 @@ def loosen(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return ((moved @ turn.T) + centre + shift + noise).astype(np.float32)
 
 
+Halves = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Halves ``(n, px, px, 3)`` uint8, their counts ``(n,)`` and their pips' maps (``pip_maps``; ``(n, 0, 0)``
+but for a peak counter)."""
+
+
 def synthetic_halves(
     scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL, backs: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Halves:
     """The halves of ``scenes`` rendered scenes (seeds from ``seed``) as ``recipe`` teaches them
     (``backs``: printed backs' too, ``HalvesJob.backs``)."""
     if scenes == 0:
-        return np.zeros((0, recipe.half_px, recipe.half_px, 3), np.uint8), np.zeros(0, np.int64)
+        side = recipe.half_px // MAP_STEP if recipe.peaks else 0
+        return (
+            np.zeros((0, recipe.half_px, recipe.half_px, 3), np.uint8),
+            np.zeros(0, np.int64),
+            np.zeros((0, side, side), np.float32),
+        )
     jobs = [HalvesJob(seed * 100_000 + index, options, recipe, backs) for index in range(scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         parts = list(tqdm(pool.imap(scene_halves, jobs, chunksize=8), total=scenes, desc="rendering", unit="scene"))
-    return np.concatenate([halves for halves, _ in parts]), np.concatenate([counts for _, counts in parts])
+    halves, counts, maps = zip(*parts, strict=True)
+    return np.concatenate(halves), np.concatenate(counts), np.concatenate(maps)
 
 
 def build_model(
     outputs: int = COUNTS,
     widths: tuple[int, ...] = CounterRecipe.widths,
     strided_stem: bool = False,
-    density: bool = False,
+    peaks: bool = False,
 ) -> Any:
-    return density_counter(outputs) if density else small_cnn(widths, outputs, strided_stem)
+    return peak_counter(outputs, widths) if peaks else small_cnn(widths, outputs, strided_stem)
 
 
-COUNT_SPREAD = 0.35
-"""How far (in pips) a density counter's sum may be from a count and still be read as it: the logit of
-count k is ``-(sum - k)**2 / (2 * COUNT_SPREAD**2)``, so a sum on a whole number reads at about 0.97, one
-halfway between two counts reads either at 0.5 and is left out as unsure."""
+PEAK_WIDTHS = (16, 32, 32, 32, 32)
+"""A peak counter's channels (``peak_counter``) unless a recipe gives others."""
+FIRST_PEAK = -2.2
+"""The pip map's first bias: every place a pip's middle at 0.1 (CenterNet's start), not at 0.5."""
+PEAK = 0.5
+"""A peak of the pip map counts as a pip from about this height: a peak's share of a pip is
+``sigmoid((height - PEAK) / PEAK_SOFTNESS)``."""
+PEAK_SOFTNESS = 0.05
+"""How sharply a peak turns from no pip to a pip round PEAK: a peak at 0.6 is 0.88 of a pip."""
+COUNT_SPREAD = 0.3
+"""The least spread (in pips) of a peak counter's count: the logit of count k is
+``-(sum - k)**2 / (2 * (COUNT_SPREAD**2 + doubt))``, the sum and doubt over the peaks' shares s of a pip
+(doubt: s * (1 - s) summed), so peaks all clear read at about 0.99, one peak half a pip reads either
+count at about 0.5 and the half is left out as unsure."""
 
 
-FIRST_DENSITY = -5.0
-"""The density layer's first bias: softplus(-5) over 24 x 24 places sums to about 4 pips. From 0 the
-first sums were about 400, and a counter so started learnt only to say 9 (benchmarks/HISTORY.md)."""
-
-
-def density_counter(outputs: int = COUNTS) -> Any:
-    """A network that finds pips, not layouts: four convolutions (one pooling) see about 16 px round each
-    place of a 48 px half, a pip and its neighbourhood, and a 1x1 convolution gives each place a
-    non-negative density; the densities' sum is the count, given as the logits of the counts 0-18
-    (``COUNT_SPREAD``), so it trains with cross-entropy and runs as the classifying counter does. A 20th
-    output (a printed back's half, BACK) comes from the features averaged over the half."""
+def peak_counter(outputs: int = COUNTS, widths: tuple[int, ...] = PEAK_WIDTHS) -> Any:
+    """A network that finds pips, not layouts: a convolution at full size and one pooling (``widths[0]``
+    channels), then a 3x3 convolution to each of ``widths[1:]``, so each place of a 48 px half's 24 x 24
+    map sees a pip and its neighbourhood (20 px with five), and a 1x1 convolution gives each place how
+    likely it is a pip's middle. The peaks of that map (places above their eight neighbours) are the
+    pips; the count is given as the logits of the counts 0-18 (``COUNT_SPREAD``), so it runs as the
+    classifying counter does. A 20th output (a printed back's half, BACK) comes from the features
+    averaged over the half. Training it gives its map's logits too, to be taught where the pips are
+    (``pip_maps``)."""
     import torch
     from torch import nn
 
-    class DensityCounter(nn.Module):
+    class PeakCounter(nn.Module):
         def __init__(self) -> None:
             super().__init__()
+            steps = zip(widths[:-1], widths[1:], strict=True)
             self.features = nn.Sequential(
-                halving_block(3, 16),
-                *[layer for width_in in (16, 32, 32) for layer in conv_block(width_in, 32)],
+                halving_block(3, widths[0]), *[layer for a, b in steps for layer in conv_block(a, b)]
             )
-            self.density = nn.Sequential(nn.Conv2d(32, 1, 1), nn.Softplus())
-            nn.init.constant_(self.density[0].bias, FIRST_DENSITY)  # a sum of a few pips, not hundreds
-            self.back = nn.Linear(32, 1) if outputs > COUNTS else None
+            self.pips = nn.Conv2d(widths[-1], 1, 1)
+            nn.init.constant_(self.pips.bias, FIRST_PEAK)
+            self.back = nn.Linear(widths[-1], 1) if outputs > COUNTS else None
             self.register_buffer("counts", torch.arange(COUNTS, dtype=torch.float32))
 
         def forward(self, halves: Any) -> Any:
             features = self.features(halves)
-            total = self.density(features).sum(dim=(1, 2, 3))
-            logits = -((total[:, None] - self.counts[None]) ** 2) / (2 * COUNT_SPREAD**2)
-            if self.back is None:
-                return logits
-            return torch.cat([logits, self.back(features.mean(dim=(2, 3)))], dim=1)
+            found = self.pips(features)
+            peak = found == nn.functional.max_pool2d(found, 3, stride=1, padding=1)  # logits: a sigmoid ties at 1
+            shares = torch.sigmoid((torch.sigmoid(found) - PEAK) / PEAK_SOFTNESS) * peak
+            total, doubt = shares.sum(dim=(1, 2, 3)), (shares * (1 - shares)).sum(dim=(1, 2, 3))
+            spread = 2 * (COUNT_SPREAD**2 + doubt)
+            logits = -((total[:, None] - self.counts[None]) ** 2) / spread[:, None]
+            if self.back is not None:
+                logits = torch.cat([logits, self.back(features.mean(dim=(2, 3)))], dim=1)
+            return (logits, found) if self.training else logits
 
-    return DensityCounter()
+    return PeakCounter()
 
 
-def train(halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpoint: Checkpoint | None = None) -> Any:
-    """Train with flips and quarter turns (a count is the same however the half is turned:
-    real sets lay some counts across where the renderer lays them along) and brightness jitter.
-    Not ``vision.train.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
-    renderer) read the real halves at 0.973, the bundled one at 0.985."""
+def peak_loss(found: Any, wanted: Any) -> Any:
+    """CenterNet's focal loss on a pip map's logits ``found`` against ``pip_maps``' ``wanted`` (both
+    ``(n, 1, side, side)``), per pip: the many places far from any pip weigh little once they are low."""
     import torch
     from torch import nn
 
-    def augment(batch: Any, generator: Any) -> Any:
-        batch = flips(batch, generator, transpose=True)
+    middle = wanted >= 1 - 1e-6
+    height = torch.sigmoid(found)
+    on_pips = (1 - height) ** 2 * nn.functional.logsigmoid(found)
+    off_pips = (1 - wanted) ** 4 * height**2 * nn.functional.logsigmoid(-found)
+    return -(torch.where(middle, on_pips, off_pips)).sum() / middle.sum().clamp(min=1)
+
+
+def train(
+    halves: np.ndarray, counts: np.ndarray, recipe: CounterRecipe, checkpoint: Checkpoint | None = None,
+    maps: np.ndarray | None = None,
+) -> Any:  # fmt: skip
+    """Train with flips and quarter turns (a count is the same however the half is turned:
+    real sets lay some counts across where the renderer lays them along) and brightness jitter.
+    Not ``vision.train.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
+    renderer) read the real halves at 0.973, the bundled one at 0.985. A peak counter learns its
+    pips' ``maps`` (turned with the halves) besides the counts."""
+    import torch
+    from torch import nn
+
+    def jitter(batch: Any, generator: Any) -> Any:
         batch = (batch * (0.7 + 0.6 * torch.rand(len(batch), 1, 1, 1, generator=generator))).clamp(0, 1)
         return glossy_patches(batch, generator, recipe.glossy)
 
-    model = functools.partial(build_model, outputs(recipe), recipe.widths, recipe.strided_stem, recipe.density)
+    def augment(batch: Any, generator: Any) -> Any:
+        return jitter(flips(batch, generator, transpose=True), generator)
+
+    model = functools.partial(build_model, outputs(recipe), recipe.widths, recipe.strided_stem, recipe.peaks)
     if recipe.start_from:
         model = smallnet.continued_from(Path(recipe.start_from), model, halves, recipe.seed)
-    return fit(
-        model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, augment,
-        recipe, checkpoint,
-    )  # fmt: skip
+    if not recipe.peaks:
+        return fit(
+            model, halves, torch.from_numpy(counts), nn.functional.cross_entropy, images_only(augment),
+            recipe, checkpoint,
+        )  # fmt: skip
+    if maps is None or len(maps) != len(halves):
+        raise ValueError("a peak counter learns from its halves' pip maps: give one map a half")
+    side = maps.shape[1]
+
+    def augment_with_maps(batch: Any, wanted: Any, generator: Any) -> tuple[Any, Any]:
+        batch, turned = flipped_with_maps(batch, wanted[:, 1:].view(-1, 1, side, side), generator)
+        return jitter(batch, generator), torch.cat([wanted[:, :1], turned.flatten(1)], dim=1)
+
+    def loss(said: tuple[Any, Any], wanted: Any) -> Any:
+        logits, found = said
+        count = nn.functional.cross_entropy(logits, wanted[:, 0].long())
+        return count + peak_loss(found, wanted[:, 1:].view_as(found))
+
+    wanted = torch.cat([torch.from_numpy(counts).float()[:, None], torch.from_numpy(maps).flatten(1)], dim=1)
+    return fit(model, halves, wanted, loss, augment_with_maps, recipe, checkpoint)
+
+
+def flipped_with_maps(batch: Any, maps: Any, generator: Any) -> tuple[Any, Any]:
+    """Halves ``(n, 3, px, px)`` and their maps ``(n, 1, side, side)`` flipped and turned alike
+    (``vision.train.smallnet.flips``): each map is enlarged to its half's size, place by place, turned
+    with it, and taken back."""
+    import torch
+    from torch import nn
+
+    step = batch.shape[-1] // maps.shape[-1]
+    enlarged = nn.functional.interpolate(maps, scale_factor=step)
+    both = flips(torch.cat([batch, enlarged], dim=1), generator, transpose=True)
+    return both[:, :3], both[:, 3:, ::step, ::step]
 
 
 def outputs(recipe: CounterRecipe) -> int:
@@ -296,8 +418,8 @@ def export_onnx(model: Any, path: Path, half_px: int = HALF_PX) -> Path:
 def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, train, export, and write the card (metrics on held-out synthetic halves); ``resume``:
     go on from the epochs an unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
-    if recipe.density and recipe.start_from:
-        raise ValueError("a density counter is trained from nothing: give no counter to start from")
+    if recipe.peaks and recipe.start_from:
+        raise ValueError("a peak counter is trained from nothing: give no counter to start from")
     checkpoint = Checkpoint.beside(out_dir, resume)
     started_from = None
     if recipe.start_from:
@@ -308,7 +430,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     start = time.perf_counter()
     looks = MAKERS if recipe.makers else FULL
     drawn_with = "every maker's look (vision.synth.scene.MAKERS)" if recipe.makers else "the usual looks"
-    halves, counts = synthetic_halves(recipe.scenes, recipe.seed, recipe, looks)
+    halves, counts, maps = synthetic_halves(recipe.scenes, recipe.seed, recipe, looks)
     extras = (  # scenes, seed offset, options, whether printed backs are taught
         (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(looks, sets=HIGH_SETS), False),
         (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(looks, bright_sets=1.0), False),
@@ -316,14 +438,14 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     )
     for scenes, offset, options, backs in extras:
         if scenes:
-            extra_halves, extra_counts = synthetic_halves(scenes, recipe.seed + offset, recipe, options, backs)
-            halves, counts = np.concatenate([halves, extra_halves]), np.concatenate([counts, extra_counts])
+            extra = synthetic_halves(scenes, recipe.seed + offset, recipe, options, backs)
+            halves, counts, maps = (np.concatenate(pair) for pair in zip((halves, counts, maps), extra, strict=True))
     if len(halves) == 0:
         raise ValueError(
             "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes or back_scenes)"
         )
     held, used = held_out(len(halves), recipe.seed)
-    model = train(halves[used], counts[used], recipe, checkpoint)
+    model = train(halves[used], counts[used], recipe, checkpoint, maps[used] if recipe.peaks else None)
     out_dir.mkdir(parents=True, exist_ok=True)
     export_onnx(model, out_dir / "model.onnx", recipe.half_px)
     seconds = time.perf_counter() - start

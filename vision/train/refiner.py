@@ -33,7 +33,7 @@ from vision.geometry import short_edge_first
 from vision.synth.scene import FULL, make_scene, render
 from vision.train import smallnet
 from vision.train.counter import loosen
-from vision.train.smallnet import Checkpoint, fit, halving_block, held_out, photometric, predict
+from vision.train.smallnet import Checkpoint, fit, halving_block, held_out, images_only, photometric, predict
 from vision.train.verifier import found_face_up
 
 SCENE_SIZE = (1280, 960)
@@ -180,7 +180,7 @@ def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpo
     if recipe.start_from:
         build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
-        build, crops, torch.from_numpy(offsets), loss, photometric,
+        build, crops, torch.from_numpy(offsets), loss, images_only(photometric),
         recipe, checkpoint,
     )  # fmt: skip
 

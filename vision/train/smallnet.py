@@ -137,7 +137,8 @@ def fit(
     checkpoint: Checkpoint | None = None,
 ) -> Any:
     """Build (after seeding) and train a model on ``(n, H, W, 3)`` uint8 images with AdamW and a
-    one-cycle ``schedule``; ``augment(batch, generator)`` changes each batch; the model comes back in
+    one-cycle ``schedule``; ``augment(batch, targets, generator)`` changes each batch and its targets alike
+    (``images_only`` for targets that do not turn with the image); the model comes back in
     eval mode. With a ``checkpoint`` every finished epoch is saved there (model, optimiser,
     schedule and random state), so a run that stops goes on from its last epoch exactly as it would
     have (``resume``); the file is removed once training ends."""
@@ -170,7 +171,8 @@ def fit(
         order = torch.randperm(len(images), generator=generator)
         for start in range(0, len(images), batch):
             picked = order[start : start + batch]
-            value = loss(model(augment(images[picked], generator)), targets[picked])
+            inputs, wanted = augment(images[picked], targets[picked], generator)
+            value = loss(model(inputs), wanted)
             optimiser.zero_grad()
             value.backward()
             optimiser.step()
@@ -187,6 +189,16 @@ def fit(
     if checkpoint is not None:
         checkpoint.path.unlink(missing_ok=True)
     return model.eval()
+
+
+def images_only(augment: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Any], tuple[Any, Any]]:
+    """An augmentation of images alone (``augment(batch, generator)``) as ``fit`` takes one: the targets
+    (a class, a flag, offsets) stay as they are."""
+
+    def paired(batch: Any, targets: Any, generator: Any) -> tuple[Any, Any]:
+        return augment(batch, generator), targets
+
+    return paired
 
 
 def flips(batch: Any, generator: Any, transpose: bool = False) -> Any:

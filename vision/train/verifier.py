@@ -38,7 +38,16 @@ from vision.synth.redrawn import Label
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 from vision.train import smallnet
 from vision.train.counter import loosen
-from vision.train.smallnet import Checkpoint, fit, flips, held_out, photometric, predict, small_cnn
+from vision.train.smallnet import (
+    Checkpoint,
+    fit,
+    flips,
+    held_out,
+    images_only,
+    photometric,
+    predict,
+    small_cnn,
+)
 
 Cropper = Callable[[np.ndarray, list[np.ndarray]], np.ndarray]
 """How boxes are cut from a photo for learning: ``(image, boxes) -> (n, ...)`` uint8 crops."""
@@ -252,7 +261,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpo
         build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
         build, crops, torch.from_numpy(labels).float(), loss,
-        lambda batch, generator: photometric(flips(batch, generator), generator),
+        images_only(lambda batch, generator: photometric(flips(batch, generator), generator)),
         recipe, checkpoint,
     )  # fmt: skip
 
