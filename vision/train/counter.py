@@ -445,7 +445,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes or back_scenes)"
         )
     held, used = held_out(len(halves), recipe.seed)
-    model = train(halves[used], counts[used], recipe, checkpoint, maps[used] if recipe.peaks else None)
+    model = train(halves[used], counts[used], recipe, checkpoint, maps[used])
     out_dir.mkdir(parents=True, exist_ok=True)
     export_onnx(model, out_dir / "model.onnx", recipe.half_px)
     seconds = time.perf_counter() - start

@@ -214,6 +214,11 @@ def flips(batch: Any, generator: Any, transpose: bool = False) -> Any:
     return batch
 
 
+def flipped_photometric(batch: Any, generator: Any) -> Any:
+    """``flips`` (both ways) then ``photometric``: the box crops' augmentation (verifier, verdict)."""
+    return photometric(flips(batch, generator), generator)
+
+
 def photometric(batch: Any, generator: Any) -> Any:
     """``(n, 3, H, W)`` float 0-1 images with random contrast, brightness, colour cast, grey,
     blur and noise, each image drawn on its own. The renderer has one look and real photos

@@ -28,7 +28,7 @@ import numpy as np
 from vision.detect import refine, verify
 from vision.onnx_session import probabilities_of
 from vision.train import smallnet
-from vision.train.smallnet import Checkpoint, fit, flips, held_out, images_only, photometric, predict
+from vision.train.smallnet import Checkpoint, fit, flipped_photometric, held_out, images_only, predict
 from vision.train.verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
 
 SHARED = 5
@@ -150,7 +150,7 @@ def train(
 
     return fit(
         build, crops, torch.from_numpy(targets).float(), loss,
-        images_only(lambda batch, generator: photometric(flips(batch, generator), generator)),
+        images_only(flipped_photometric),
         recipe, checkpoint,
     )  # fmt: skip
 

@@ -41,10 +41,9 @@ from vision.train.counter import loosen
 from vision.train.smallnet import (
     Checkpoint,
     fit,
-    flips,
+    flipped_photometric,
     held_out,
     images_only,
-    photometric,
     predict,
     small_cnn,
 )
@@ -261,7 +260,7 @@ def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpo
         build = smallnet.continued_from(Path(recipe.start_from), build, crops, recipe.seed)
     return fit(
         build, crops, torch.from_numpy(labels).float(), loss,
-        images_only(lambda batch, generator: photometric(flips(batch, generator), generator)),
+        images_only(flipped_photometric),
         recipe, checkpoint,
     )  # fmt: skip
 
