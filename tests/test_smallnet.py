@@ -6,6 +6,7 @@ These need torch (the train extra) and are skipped without it.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from vision.train.smallnet import (
     from_onnx,
     predict,
     small_cnn,
+    write_card,
 )
 
 torch = pytest.importorskip("torch")
@@ -150,3 +152,14 @@ def test_a_model_file_is_described_by_its_path_and_digest(tmp_path):
     path.write_bytes(b"weights")
     assert described(path) == f"{path}, sha256 {hashlib.sha256(b'weights').hexdigest()[:16]}"
     assert described(path, "models/x.onnx").startswith("models/x.onnx, sha256 ")
+
+
+def test_a_card_is_written_dated_and_naming_the_model_it_went_on_from(tmp_path):
+    begun = tmp_path / "begun.onnx"
+    begun.write_bytes(b"weights")
+    out = tmp_path / "run"
+    written = write_card(out, {"task": "count"}, str(begun))
+    assert json.loads((out / "card.json").read_text()) == written
+    assert written["task"] == "count" and written["trained_on"][:2] == "20"
+    assert written["started_from"] == described(begun)
+    assert "started_from" not in write_card(out, {"task": "count"})

@@ -15,7 +15,6 @@ Each box learns where the true tile's four top-face corners lie in its crop
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import time
 from dataclasses import asdict, dataclass
@@ -261,10 +260,5 @@ def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False)
         "training_seconds": round(seconds),
         "metrics": metrics,
         "real_photos_used": "for measuring only (the detector's boxes on ../shared/real), never for training",
-        "trained_on": time.strftime("%Y-%m-%d"),
     }
-    if recipe.start_from:
-        card["started_from"] = smallnet.described(Path(recipe.start_from))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
-    return card
+    return smallnet.write_card(out_dir, card, recipe.start_from)

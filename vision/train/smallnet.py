@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -378,3 +380,14 @@ def described(path: Path, shown: str | None = None) -> str:
     """``PATH, sha256 DIGEST`` (its first 16 hex digits; ``shown`` in place of the path, which is
     otherwise given from the repository's root where it lies inside it): which model file a card means."""
     return f"{shown or repository_path(path)}, sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
+
+
+def write_card(out_dir: Path, card: dict[str, Any], start_from: str = "") -> dict[str, Any]:
+    """Write a model's ``card`` beside it (``out_dir/card.json``), dated, and naming the model it went on
+    training from (``start_from``; none: trained from nothing); the card as written."""
+    card = {**card, "trained_on": time.strftime("%Y-%m-%d")}
+    if start_from:
+        card["started_from"] = described(Path(start_from))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
+    return card

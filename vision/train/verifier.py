@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -345,9 +344,5 @@ def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False
         "training_seconds": round(seconds),
         "metrics": metrics,
         "real_photos_used": "for measuring only (the detector's proposals on ../shared/real), never for training",
-        "trained_on": time.strftime("%Y-%m-%d"),
     }
-    if recipe.start_from:
-        card["started_from"] = smallnet.described(Path(recipe.start_from))
-    (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
-    return card
+    return smallnet.write_card(out_dir, card, recipe.start_from)
