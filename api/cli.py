@@ -479,6 +479,7 @@ def run_score(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.draw import MAGENTA, RED, banner, draw_tile, thickness_for
+    from vision.observation import Reason
     from vision.photo import PhotoError, read_photo
     from vision.pipeline import HandScorer
 
@@ -514,7 +515,9 @@ def run_score(args: argparse.Namespace) -> int:
             for tile in seen.tiles:
                 text = overlay_text(tile)
                 draw_tile(image, tile.corners, text, RED if tile.uncertain else MAGENTA, thickness)
-            unsure = len(seen.uncertain)
+            for tile in seen.cut_by_frame:
+                draw_tile(image, tile.corners, f"? {Reason.BEYOND_FRAME.word}", RED, thickness)
+            unsure = len(seen.uncertain) + len(seen.cut_by_frame)
             summary = f"total {seen.total}" + (f", {unsure} uncertain (red, not counted)" if unsure else "")
             banner(image, summary, thickness)
             name = overlay_name(path, overlays)
@@ -580,6 +583,11 @@ def score_text(image: str, seen: Observation, timings: bool = False) -> str:
         if tile.cut and tile.reason is not Reason.BEYOND_FRAME:
             notes += " (cut by the frame)"
         lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile.confidence:.2f}{notes}")
+    if seen.cut_by_frame:
+        cut = len(seen.cut_by_frame)
+        lines.append(
+            f"  and {cut} {'tile' if cut == 1 else 'tiles'} cut by the frame, not counted: a wider photo shows them"
+        )
     if timings:
         lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in seen.timings_ms.items()))
     return "\n".join(lines)

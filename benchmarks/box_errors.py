@@ -66,7 +66,7 @@ def measure(scorer: HandScorer, labels: list[Any]) -> tuple[np.ndarray, np.ndarr
     for label, image in tqdm(iter_images(labels), total=len(labels), desc="scoring", unit="photo"):
         prediction = scorer(image)
         for i, j in face_up_matches(label, prediction):
-            tile, found = label.tiles[i], prediction.tiles[j]
+            tile, found = label.tiles[i], prediction.found[j]
             if not tile.counted or tile.pips is None:
                 continue
             errors.append(box_error(np.asarray(tile.corners, np.float32), np.asarray(found.corners, np.float32)))

@@ -45,7 +45,7 @@ def tallies(scorer: Any, labels: list[LabelledImage], what: str = "photos") -> d
     counts: dict[str, Counter] = {}
     for label in tqdm(labels, desc=what, unit="photo"):
         found = scorer(read_image(label.path))
-        reported = [upright_box(tile.corners) for tile in found.tiles]
+        reported = [upright_box(tile.corners) for tile in found.found]
         counted = [upright_box(tile.corners) for tile in found.tiles if not tile.uncertain]
         face_up = [tile.corners for tile in label.tiles if tile.pose == FACE_UP]
         others = [tile.corners for tile in label.tiles if tile.pose != FACE_UP]

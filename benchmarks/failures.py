@@ -48,7 +48,7 @@ def causes(
     face_up = {index: place for place, index in enumerate(face_up_order)}  # on_labelled's tiles
     wrong: list[dict[str, Any]] = []
     for index, tile in enumerate(label.tiles):
-        guess = prediction.tiles[found[index]] if index in found else None
+        guess = prediction.found[found[index]] if index in found else None
         counted = guess is not None and guess.pips is not None and not guess.uncertain
         seen = {"length_px": tile_length(tile.corners)}
         if any(tile.hidden):  # glare washed a pip of it out (synthetic labels): no counter can be sure of it
@@ -77,7 +77,7 @@ def causes(
                 )
         elif tile.pose == FACE_UP and counted:  # found, counted, but the label leaves it out
             wrong.append({"cause": "counted_though_cut", "pips": tile.pips, "read": guess.pips, **seen})
-    for j, guess in enumerate(prediction.tiles):
+    for j, guess in enumerate(prediction.found):
         if j in found.values() or guess.pips is None or guess.uncertain:
             continue
         overlaps = [(polygon_iou(guess.corners, tile.corners), tile.pose) for tile in label.tiles]

@@ -44,9 +44,9 @@ def measure(photos: Photos, bound: Bound, smallest: Bound) -> dict[str, int]:
     """Exact totals with odd boxes left out, and how many counted tiles, found and read, that leaves out."""
     exact = true_tiles_left_out = 0
     for label, prediction in photos:
-        odd = odd_shaped([tile.corners for tile in prediction.tiles], bound, smallest)
-        read = [not tile.uncertain and tile.pips is not None for tile in prediction.tiles]
-        kept = [tile for tile, ok, out in zip(prediction.tiles, read, odd, strict=True) if ok and not out]
+        odd = odd_shaped([tile.corners for tile in prediction.found], bound, smallest)
+        read = [not tile.uncertain and tile.pips is not None for tile in prediction.found]
+        kept = [tile for tile, ok, out in zip(prediction.found, read, odd, strict=True) if ok and not out]
         total = sum(sum(tile.pips or ()) for tile in kept)
         exact += total == label.total_pips
         true = {j for i, j in face_up_matches(label, prediction) if label.tiles[i].counted}

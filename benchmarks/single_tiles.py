@@ -9,8 +9,9 @@ beside it, even one reported as uncertain, is a phantom. For each readable, uncu
 ``../shared/real``'s labelled photos, at each margin, in colour and turned grey, the whole pipeline
 runs on the crop, and counts:
 
-- ``one tile``: exactly one tile reported, and it is the labelled one (IoU >= 0.5);
-- ``one tile, edges aside``: the same, tiles reported as cut by the crop's edge not counted;
+- ``one tile``: exactly one tile reported (``tiles``: tiles the crop's edge cuts that cannot be counted
+  are told apart, ``cut_by_frame``), and it is the labelled one (IoU >= 0.5);
+- ``one tile, edges aside``: the same, tiles reported (counted) though cut by the crop's edge aside;
 - ``read right``: that tile counted (not uncertain) with the labelled pips;
 - ``phantoms``: boxes reported that are not the tile and not cut by the crop's edge;
 - ``missed``: crops where the tile was not found.
@@ -109,8 +110,9 @@ def main() -> None:
         "",
         f"`{command}` ({report['date']}): each readable, uncut tile of the labelled real photos, cropped",
         "with a margin (a share of its length) round its upright bounding box, in colour and turned grey;",
-        "the whole pipeline on the crop. One tile: exactly one tile reported, the labelled one; edges aside:",
-        "tiles reported as cut by the crop's edge not counted. Phantoms: other boxes, not cut by the edge.",
+        "the whole pipeline on the crop. One tile: exactly one tile reported (`tiles`; those the crop's edge",
+        "cuts that cannot be counted are told apart), the labelled one; edges aside: tiles reported though",
+        "cut by the crop's edge aside. Phantoms: other boxes, not cut by the edge.",
         "",
         "| margin | crops | one tile | one tile, edges aside | read right | phantoms | missed |",
         "|---|---|---|---|---|---|---|",

@@ -46,7 +46,7 @@ def test_score_json_has_the_promised_shape(photo, capsys):
     path, _ = photo
     assert main(["score", str(path), "--json", "--timings"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert set(result) == {"image", "width", "height", "tiles", "total", "uncertain", "timings_ms"}
+    assert set(result) == {"image", "width", "height", "tiles", "total", "uncertain", "cut_by_frame", "timings_ms"}
     assert (result["width"], result["height"]) == tuple(cv2.imread(str(path)).shape[1::-1])
     assert set(result["timings_ms"]) == {"decode", "detect", "pips", "total"}
     for index, tile in enumerate(result["tiles"]):
@@ -178,7 +178,7 @@ def test_a_half_beyond_the_frame_is_not_read(photo):
     assert inside.why == ("read_unsure" if inside.uncertain else None)
 
 
-def test_every_tile_left_out_says_why_in_the_json_and_the_table(photo, tmp_path, capsys):
+def test_a_tile_the_frame_cuts_is_told_apart_from_the_tiles_and_says_why(photo, tmp_path, capsys):
     path, label = photo
     image = cv2.imread(str(path))
     whole = np.array(label["tiles"][0]["corners"], np.float32)
@@ -187,12 +187,14 @@ def test_every_tile_left_out_says_why_in_the_json_and_the_table(photo, tmp_path,
     cv2.imwrite(str(cut_photo), cv2.warpAffine(image, shifted, (image.shape[1], image.shape[0])))
     assert main(["score", str(cut_photo), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
+    cut = result["cut_by_frame"]
+    assert all(tile["cut"] and tile["reason"] for tile in cut)
+    assert any(tile["reason"] == "beyond_frame" and min(x for x, _ in tile["corners"]) < 2 for tile in cut)
     left_out = [result["tiles"][index] for index in result["uncertain"]]
-    assert left_out and all(tile["reason"] for tile in left_out)
-    assert "beyond_frame" in {tile["reason"] for tile in left_out}
+    assert all(tile["reason"] for tile in left_out)
     assert not any("reason" in tile for index, tile in enumerate(result["tiles"]) if index not in result["uncertain"])
     assert main(["score", str(cut_photo)]) == 0
-    assert "(uncertain: beyond the frame, not counted)" in capsys.readouterr().out
+    assert f"and {len(cut)} tile" in capsys.readouterr().out
 
 
 def test_a_close_up_of_one_tile_is_found_by_the_second_look(photo):

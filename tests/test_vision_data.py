@@ -152,6 +152,15 @@ def test_predictions_file_round_trip(tmp_path):
                 ],
                 "total": 3,
                 "uncertain": [0],
+                "cut_by_frame": [
+                    {
+                        "pips": None,
+                        "corners": [[0, 5], [0, 6], [2, 6], [2, 5]],
+                        "confidence": 0.1,
+                        "reason": "beyond_frame",
+                        "cut": True,
+                    },
+                ],
             }
         )
         + "\n"  # fmt: skip
@@ -159,6 +168,8 @@ def test_predictions_file_round_trip(tmp_path):
     prediction = read_predictions(path)["x.jpg"]
     assert prediction.total == 3 and prediction.tiles[0].uncertain and prediction.tiles[0].pips == (6, 3)
     assert prediction.tiles[0].reason == "read_unsure"
+    assert [tile.reason for tile in prediction.cut_by_frame] == ["beyond_frame"] and prediction.cut_by_frame[0].cut
+    assert len(prediction.found) == 3 and prediction.total == 3  # found, but neither a tile nor counted
     path.write_text("{not json}\n")
     with pytest.raises(ValueError, match="line 1"):
         read_predictions(path)

@@ -6,7 +6,8 @@ part of one (``SMALLEST_BOX``), where the detector also saw another pose there (
 where it scores unsurely (``LEAST_BOX_SCORE``), or where it lies across the ends of two surer boxes
 (``ACROSS``); a tile where a surer one is read as the same domino (``ONE_OF_EACH``). Each gives its
 reason in a few words, which ``hubcam score`` reports. A box far smaller than the tiles counted is no
-tile at all (``PHANTOM``): it is dropped, not reported.
+tile at all (``PHANTOM``): it is dropped, not reported. A tile the frame cuts that cannot be counted
+is told apart from the photo's tiles (``apart_at_edge``).
 """
 
 from __future__ import annotations
@@ -115,6 +116,25 @@ def leave_out(settings: LeaveOutSettings, found: Found, frame: tuple[int, int]) 
         return tuple(sightings)
     no_tiles = phantoms(sightings, settings.phantom)
     return tuple(sighting for sighting, no_tile in zip(sightings, no_tiles, strict=True) if not no_tile)
+
+
+def apart_at_edge(sightings: Sequence[Sighting]) -> tuple[tuple[Sighting, ...], tuple[Sighting, ...]]:
+    """The photo's tiles, and apart from them the tiles its frame cuts that are left out as uncertain
+    (``Observation.cut_by_frame``): a sliver of a neighbour at a crop's edge is no tile of the crop,
+    though a wider photo would show it. A tile the frame cuts but that is counted (its halves in view)
+    stays a tile.
+
+    >>> quad = lambda x: np.array([[x, 0], [x, 10], [x + 20, 10], [x + 20, 0]], np.float32)
+    >>> tiles, cut = apart_at_edge([Sighting(quad(0), None, 0.2, Reason.BEYOND_FRAME, cut=True),
+    ...     Sighting(quad(30), (1, 2)), Sighting(quad(60), (3, 4), cut=True)])
+    >>> [tile.pips for tile in tiles], [tile.reason.value for tile in cut]
+    ([(1, 2), (3, 4)], ['beyond_frame'])
+    """
+    apart = [sighting.cut and sighting.uncertain for sighting in sightings]
+    return (
+        tuple(sighting for sighting, edge in zip(sightings, apart, strict=True) if not edge),
+        tuple(sighting for sighting, edge in zip(sightings, apart, strict=True) if edge),
+    )
 
 
 def phantoms(sightings: Sequence[Sighting], share: float = PHANTOM) -> list[bool]:

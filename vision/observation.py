@@ -147,6 +147,15 @@ class Observation:
     error: str | None = None
     over_set: int = 0
     """How many tiles were read surely as more pips than the set given allows (a hint that it is larger)."""
+    cut_by_frame: tuple[Sighting, ...] = ()
+    """Tiles the photo's frame cuts that could not be counted (the JSON's ``cut_by_frame``): found, and
+    told so that a wider photo can be taken, but not among ``tiles``: a crop of one tile holds one tile,
+    not the slivers of its neighbours."""
+
+    @property
+    def found(self) -> tuple[Sighting, ...]:
+        """Every tile found: ``tiles``, then ``cut_by_frame``."""
+        return self.tiles + self.cut_by_frame
 
     @property
     def total(self) -> int | None:
@@ -185,6 +194,7 @@ class Observation:
             "tiles": [tile.to_json() for tile in self.tiles],
             "total": self.total,
             "uncertain": self.uncertain,
+            "cut_by_frame": [tile.to_json() for tile in self.cut_by_frame],
         }
         if self.chains is not None:
             result["chains"] = [list(chain) for chain in self.chains]
@@ -210,6 +220,7 @@ class Observation:
                 tuple(item["flags"]) if "flags" in item else None,
                 dict(item.get("timings_ms", {})),
                 item.get("error"),
+                cut_by_frame=tuple(Sighting.from_json(tile) for tile in item.get("cut_by_frame", [])),
             )
         except (KeyError, TypeError, IndexError) as error:
             raise ValueError(f"not an observation: {error!r}") from None

@@ -36,6 +36,7 @@ from vision.leave_out import (
     PHANTOM,
     SMALLEST_BOX,
     Found,
+    apart_at_edge,
     leave_out,
     odd_shapes,
 )
@@ -421,7 +422,9 @@ class HandScorer:
                 spent_reading += time.perf_counter() - begun
                 (corners, scores, proposals), readings, odd = looked, again, odd_again
         detected = time.perf_counter() - spent_reading  # timed as if the tiles were all found, then read
-        tiles = leave_out(self.config, Found(corners, scores, readings, odd, proposals), frame)
+        tiles, cut_by_frame = apart_at_edge(
+            leave_out(self.config, Found(corners, scores, readings, odd, proposals), frame)
+        )
         done = time.perf_counter()
         timings = {
             "detect": (detected - start) * 1000,
@@ -429,7 +432,7 @@ class HandScorer:
             "total": (done - start) * 1000,
         }
         over_set = sum(reading.over_set for reading in readings)
-        return Observation(tiles, *frame, timings_ms=timings, over_set=over_set)
+        return Observation(tiles, *frame, timings_ms=timings, over_set=over_set, cut_by_frame=cut_by_frame)
 
 
 def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier | BoxRefiner:

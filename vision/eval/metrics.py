@@ -117,7 +117,7 @@ def in_label_order(label_corners: np.ndarray, predicted: Sighting) -> tuple[int,
 def face_up_matches(label: LabelledImage, prediction: Observation) -> list[tuple[int, int]]:
     """(label tile index, predicted tile index) pairs: ``match_tiles`` among the face-up tiles only."""
     face_up = [index for index, tile in enumerate(label.tiles) if tile.pose == FACE_UP]
-    pairs = match_tiles([label.tiles[i].corners for i in face_up], [tile.corners for tile in prediction.tiles])
+    pairs = match_tiles([label.tiles[i].corners for i in face_up], [tile.corners for tile in prediction.found])
     return [(face_up[i], j) for i, j in pairs]
 
 
@@ -130,7 +130,7 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
     halves = halves_right = read = exact = 0
     if label.has_pips:
         for i, j in matches:
-            truth, guess = label.tiles[i], prediction.tiles[j]
+            truth, guess = label.tiles[i], prediction.found[j]
             if not truth.counted or truth.pips is None:
                 continue
             read += 1
@@ -146,7 +146,7 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
     return ImageScore(
         name=label.name,
         labelled=sum(tile.pose == FACE_UP for tile in label.tiles),
-        predicted=len(prediction.tiles),
+        predicted=len(prediction.found),
         matched=len(matches),
         halves=halves,
         halves_right=halves_right,

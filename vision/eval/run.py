@@ -205,8 +205,8 @@ def overlay(label: LabelledImage, prediction: Observation) -> np.ndarray:
     thickness = thickness_for(image)
     for tile in label.tiles:  # labels as outlines only, so that the readings stay legible
         draw_tile(image, tile.corners, "", GREEN, thickness)
-    matched = {j for _, j in match_tiles([t.corners for t in label.tiles], [t.corners for t in prediction.tiles])}
-    for index, tile in enumerate(prediction.tiles):
+    matched = {j for _, j in match_tiles([t.corners for t in label.tiles], [t.corners for t in prediction.found])}
+    for index, tile in enumerate(prediction.found):
         text = "?" if tile.pips is None else f"{tile.pips[0]}-{tile.pips[1]}"
         draw_tile(image, tile.corners, text, MAGENTA if index in matched else RED, thickness)
     return image
