@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import multiprocessing
 import time
 from dataclasses import asdict, dataclass
@@ -192,15 +191,18 @@ def bell(offsets: np.ndarray) -> np.ndarray:
 
 def pip_maps(places: list[np.ndarray], half_px: int = HALF_PX) -> np.ndarray:
     """``(n, side, side)`` float32 target maps (side = half_px / MAP_STEP): 1 at the place of each pip's
-    middle, falling off round it (PIP_BLOB), 0 far from any pip, so each map has as many places at 1 as
-    its half has pips. A pip the cut leaves outside the half (a detector's box is a little off) is put
-    at its nearest edge: the count is the tile's, whatever the box."""
+    middle, falling off round the middle's true position (PIP_BLOB), 0 far from any pip, so each map has
+    as many places at 1 as its half has pips. (A pip between two places is near 1 at both: the network
+    cannot tell which is "the" place, and is not taught to lower either.) A pip the cut leaves outside
+    the half (a detector's box is a little off) is put at its nearest edge: the count is the tile's,
+    whatever the box."""
     side = half_px // MAP_STEP
     grid = np.arange(side, dtype=np.float32)
     maps = np.zeros((len(places), side, side), np.float32)
     for index, pixels in enumerate(places):
-        for x, y in np.rint(np.clip((pixels - (MAP_STEP - 1) / 2) / MAP_STEP, 0, side - 1)):
+        for x, y in np.clip((pixels - (MAP_STEP - 1) / 2) / MAP_STEP, 0, side - 1):
             maps[index] = np.maximum(maps[index], np.outer(bell(grid - y), bell(grid - x)))
+            maps[index, round(y), round(x)] = 1.0
     return maps
 
 
@@ -420,13 +422,9 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     go on from the epochs an unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
     if recipe.peaks and recipe.start_from:
         raise ValueError("a peak counter is trained from nothing: give no counter to start from")
+    if recipe.start_from and not Path(recipe.start_from).is_file():
+        raise FileNotFoundError(f"no counter to start from at {recipe.start_from}")
     checkpoint = Checkpoint.beside(out_dir, resume)
-    started_from = None
-    if recipe.start_from:
-        begun_with = Path(recipe.start_from)
-        if not begun_with.is_file():
-            raise FileNotFoundError(f"no counter to start from at {begun_with}")
-        started_from = smallnet.described(begun_with)
     start = time.perf_counter()
     looks = MAKERS if recipe.makers else FULL
     drawn_with = "every maker's look (vision.synth.scene.MAKERS)" if recipe.makers else "the usual looks"
@@ -475,12 +473,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         "training_seconds": round(seconds),
         "metrics": metrics,
         "real_photos_used": "for measuring only (labelled corners of ../shared/real), never for training",
-        "trained_on": time.strftime("%Y-%m-%d"),
     }
-    if started_from:
-        card["started_from"] = started_from
-    (out_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
-    return card
+    return smallnet.write_card(out_dir, card, recipe.start_from)
 
 
 def real_halves(half_px: int = HALF_PX) -> list[tuple[np.ndarray, int, str]]:
