@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -152,7 +153,7 @@ class Observation:
     told so that a wider photo can be taken, but not among ``tiles``: a crop of one tile holds one tile,
     not the slivers of its neighbours."""
 
-    @property
+    @cached_property  # evaluation indexes it tile by tile
     def found(self) -> tuple[Sighting, ...]:
         """Every tile found: ``tiles``, then ``cut_by_frame``."""
         return self.tiles + self.cut_by_frame
