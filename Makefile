@@ -7,6 +7,8 @@ EVAL_HANDS := out/synth/eval-hand-v13
 # The same kind of hands photographed 45-60 degrees off vertical, as from a chair (the detector's
 # usual training stops at 45).
 STEEP_HANDS := out/synth/steep-hand-v13
+# Tables in play for measuring `hubcam analyze` (seed 78: never trained on, nor tuned on: that was seed 77).
+EVAL_TABLES := out/synth/eval-table-v13
 
 .PHONY: run test bench eval realism train-deps clean
 
@@ -70,6 +72,11 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind hand --n 200 --seed 21 --tilt 45-60 --out $(STEEP_HANDS)
 	$(BIN)/hubcam eval --set $(STEEP_HANDS) --out out/eval/synth-steep-hubcam
 	cp out/eval/synth-steep-hubcam/summary.md benchmarks/results/eval-synth-steep-hubcam.md
+	$(BIN)/hubcam synth --kind table --n 200 --seed 78 --out $(EVAL_TABLES)
+	$(BIN)/hubcam eval --set $(EVAL_TABLES) --pipeline table --out out/eval/synth-table
+	cp out/eval/synth-table/summary.md benchmarks/results/eval-synth-table.md
+	$(BIN)/hubcam eval --real --pipeline table --out out/eval/real-table
+	cp out/eval/real-table/summary.md benchmarks/results/eval-real-table.md
 
 # Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).
 train-deps: $(BIN)/hubcam

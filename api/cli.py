@@ -22,6 +22,8 @@ from engine.rules import HAND_SIZES, VARIANT_HELP, VARIANTS
 from engine.scoresheet import Scoresheet
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from vision.observation import Observation, Sighting
 
 MOST_TILT = 75.0
@@ -143,6 +145,25 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--timings", action="store_true", help="add time per stage (ms)")
     score.set_defaults(run=run_score)
 
+    analyze = verbs.add_parser("analyze", help="read a table in play: hub, engine, trains, lines of play and flags")
+    analyze.add_argument(
+        "photos", nargs="+", type=Path, help="JPEG or PNG photos, or folders of them (each photo directly inside)"
+    )
+    analyze.add_argument("--json", action="store_true", help="one JSON line per photo")
+    analyze.add_argument(
+        "--overlay", type=output_folder, metavar="DIR", help="write each photo with its trains drawn on"
+    )
+    analyze.add_argument(
+        "--set", type=int, choices=[6, 9, 12, 15, 18], default=None,
+        help="the set's highest double (default: judged from the photo; then no tile is flagged out_of_set)",
+    )  # fmt: skip
+    analyze.add_argument(
+        "--seats", type=Path, metavar="FILE",
+        help='who owns each slot: JSON {"slots": {"<angle>": seat, ...}, "mexican": <angle>} (default: owners null)',
+    )  # fmt: skip
+    analyze.add_argument("--timings", action="store_true", help="add time per stage (ms)")
+    analyze.set_defaults(run=run_analyze)
+
     train = verbs.add_parser("train", help="train a model (needs the train extra: make train-deps)")
     train.add_argument(
         "model", choices=["detector", "pips", "verifier", "refiner", "verdict"],
@@ -230,12 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
     ev.add_argument(
         "--pipeline",
-        choices=["hubcam", "hubcam-unverified", "hubcam-unrefined", "baseline", "pips-on-true-corners"],
+        choices=["hubcam", "hubcam-unverified", "hubcam-unrefined", "baseline", "pips-on-true-corners", "table"],
         default="hubcam",
         help=(
             "what to run (default hubcam); hubcam-unverified: without the tile verifier (the detector's boxes as "
             "it keeps them alone); hubcam-unrefined: without the box refiner (pips read from the boxes as kept); "
-            "pips-on-true-corners: the pip reader alone, on the labelled corners"
+            "pips-on-true-corners: the pip reader alone, on the labelled corners; table: hubcam analyze (hub, "
+            "engine, trains, lines of play and flags scored too)"
         ),
     )
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
@@ -452,6 +474,10 @@ def _pipeline(name: str, models: dict[str, Path]) -> Any:
                 "pips-on-true-corners reads the labelled corners: it runs no detector, verifier or refiner"
             )
         return _with_models(PipsOnTrueCorners, **models)
+    if name == "table":
+        from vision.table_reader import TableReader
+
+        return _with_models(TableReader, **models)
     if name == "hubcam-unverified":
         if "verifier" in models:
             raise UsageError("hubcam-unverified runs no verifier: --verifier is for the pipelines with one")
@@ -473,14 +499,100 @@ def _with_models(factory: Any, **options: Any) -> Any:
         raise UsageError(f"{error} (--verifier ONNX, or teach it: hubcam train verdict --start-from ONNX)") from None
 
 
-def run_score(args: argparse.Namespace) -> int:
+def run_analyze(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.draw import MAGENTA, RED, banner, draw_layout, draw_tile, thickness_for
+    from vision.table_reader import Seats, TableReader, analysis_json
+
+    seats = None
+    if args.seats is not None:
+        try:
+            seats = Seats.from_json(json.loads(args.seats.read_text()))
+        except (OSError, ValueError) as error:
+            raise UsageError(f"--seats {args.seats}: {error}") from None
+    reader = _with_models(TableReader, highest=args.set)
+    if args.overlay:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+    failed, overlays = 0, set[str]()
+    for path, image, decode_ms in readable_photos(args.photos, args.json, "analyzing"):
+        if image is None:
+            failed += 1
+            continue
+        seen = reader(image).with_decode(decode_ms)
+        result = analysis_json(seen, str(path), args.timings, seats)
+        print(json.dumps(result) if args.json else analysis_text(result))
+        if args.overlay and seen.layout is not None:
+            thickness = thickness_for(image)
+            for tile in seen.tiles:
+                draw_tile(image, tile.corners, overlay_text(tile), RED if tile.uncertain else MAGENTA, thickness)
+            layout = seen.layout
+            centres = np.array([tile.corners.mean(axis=0) for tile in seen.tiles]).reshape(-1, 2)
+            hub = None if layout.hub is None else (layout.hub.centre, layout.hub.radius)
+            draw_layout(image, centres, hub, [t.tile_ids for t in layout.trains], layout.engine, thickness)
+            flags = len(result["flags"])
+            banner(image, f"{len(layout.trains)} trains, {flags} {'flag' if flags == 1 else 'flags'}", thickness)
+            cv2.imwrite(str(args.overlay / overlay_name(path, overlays)), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return 1 if failed else 0
+
+
+def readable_photos(
+    paths: Sequence[Path], as_json: bool, doing: str
+) -> Iterable[tuple[Path, np.ndarray | None, float]]:
+    """Each photo, decoded, with the milliseconds that took; an unreadable one reported (as JSON with
+    ``as_json``) and given as None, so that the others are still answered."""
     import time
 
+    from vision.photo import PhotoError, read_photo
+
+    for path in with_progress(photos_in(paths), doing):
+        start = time.perf_counter()
+        try:
+            if path.is_dir():  # only a folder with no photo in it is left as a folder
+                raise PhotoError(f"{path} is a folder with no JPEG or PNG photo in it")
+            image = read_photo(path)
+        except PhotoError as error:
+            print(json.dumps({"image": str(path), "error": str(error)}) if as_json else f"{path}: error: {error}")
+            yield path, None, 0.0
+            continue
+        yield path, image, (time.perf_counter() - start) * 1000
+
+
+def analysis_text(result: dict[str, Any]) -> str:
+    """``hubcam analyze``'s table: the hub and engine, each train from the hub out, lines of play,
+    loose tiles and the flags, as the JSON has them."""
+
+    def pips(pair: Sequence[int] | None) -> str:
+        return "?" if pair is None else f"{pair[0]}-{pair[1]}"
+
+    tiles = result["tiles"]
+    engine = "not seen" if result["hub"] is None else f"the engine {pips(result['engine'])}"
+    lines = [f"{result['image']}: {len(tiles)} tiles, hub {'not seen' if result['hub'] is None else 'seen'}, {engine}"]
+    for number, train in enumerate(result["trains"]):
+        owner = (
+            ""
+            if train["owner"] is None
+            else f" ({'Mexican train' if train['owner'] == 'mexican' else 'seat ' + str(train['owner'])})"
+        )
+        played = " ".join(pips(pair) for pair in train["pips"])
+        lines.append(f"  train {number + 1} at {train['slot_angle']:.0f} deg{owner}: {played}")
+    for chain in result["chains"]:
+        lines.append("  line of play: " + " ".join(pips(pair) for pair in chain["pips"]))
+    if result["loose"]:
+        lines.append("  loose: " + ", ".join(pips(tiles[index]["pips"]) for index in result["loose"]))
+    for flag in result["flags"]:
+        lines.append(f"  ! {flag['kind']}: {flag['message']}")
+    if "timings_ms" in result:
+        lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in result["timings_ms"].items()))
+    return "\n".join(lines)
+
+
+def run_score(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.draw import MAGENTA, RED, banner, draw_tile, thickness_for
     from vision.observation import Reason
-    from vision.photo import PhotoError, read_photo
     from vision.pipeline import HandScorer
 
     scorer = _with_models(HandScorer, highest=args.set)
@@ -488,17 +600,10 @@ def run_score(args: argparse.Namespace) -> int:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
     overlays: set[str] = set()
-    for path in with_progress(photos_in(args.photos)):
-        start = time.perf_counter()
-        try:
-            if path.is_dir():  # only a folder with no photo in it is left as a folder
-                raise PhotoError(f"{path} is a folder with no JPEG or PNG photo in it")
-            image = read_photo(path)
-        except PhotoError as error:
+    for path, image, decode_ms in readable_photos(args.photos, args.json, "scoring"):
+        if image is None:
             failed += 1
-            print(json.dumps({"image": str(path), "error": str(error)}) if args.json else f"{path}: error: {error}")
             continue
-        decode_ms = (time.perf_counter() - start) * 1000
         seen = scorer(image).with_decode(decode_ms)
         if seen.over_set:
             print(
@@ -532,13 +637,13 @@ def overlay_text(tile: Sighting) -> str:
     return "?" if tile.pips is None else f"{tile.pips[0]}-{tile.pips[1]}"
 
 
-def with_progress(photos: list[Path]) -> Iterable[Path]:
+def with_progress(photos: list[Path], doing: str = "scoring") -> Iterable[Path]:
     """The photos, with a progress bar on stderr where the results go to a file or a pipe but a person
     watches the terminal (in the terminal the results themselves show the progress)."""
     from tqdm import tqdm
 
     watched = sys.stderr.isatty() and not sys.stdout.isatty()
-    return tqdm(photos, desc="scoring", unit="photo", file=sys.stderr, disable=not watched or len(photos) < 2)
+    return tqdm(photos, desc=doing, unit="photo", file=sys.stderr, disable=not watched or len(photos) < 2)
 
 
 def photos_in(paths: Sequence[Path]) -> list[Path]:

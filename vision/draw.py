@@ -56,3 +56,21 @@ def contact_sheet(
         sheet[top : top + small.shape[0], left : left + small.shape[1]] = small
         cv2.putText(sheet, caption[:60], (left + 4, top + cell_px + 17), cv2.FONT_HERSHEY_SIMPLEX, 0.45, WHITE, 1)
     return sheet
+
+
+TRAIN_COLOURS = ((230, 160, 40), (60, 200, 230), (200, 60, 220), (60, 200, 60), (40, 120, 250), (250, 90, 160))
+
+
+def draw_layout(image_bgr: np.ndarray, centres: np.ndarray, hub: tuple[tuple[float, float], float] | None,
+                trains: Sequence[Sequence[int]], engine: int | None, thickness: int) -> None:  # fmt: skip
+    """A table's hub (a circle), and each train as a line from the engine through its tiles' centres
+    (``centres``: ``(n, 2)`` of every tile), numbered at its open end."""
+    if hub is not None:
+        (x, y), radius = hub
+        cv2.circle(image_bgr, (int(x), int(y)), int(radius), WHITE, thickness, cv2.LINE_AA)
+    for number, train in enumerate(trains):
+        colour = TRAIN_COLOURS[number % len(TRAIN_COLOURS)]
+        path = ([] if engine is None else [centres[engine]]) + [centres[tile] for tile in train]
+        points = np.round(np.array(path)).astype(np.int32)
+        cv2.polylines(image_bgr, [points], False, colour, thickness * 2, cv2.LINE_AA)
+        label_text(image_bgr, str(number + 1), points[-1].astype(float), colour, thickness)

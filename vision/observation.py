@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.tiles import Tile
+from vision.trains import Layout
 
 
 class Reason(StrEnum):
@@ -152,6 +153,9 @@ class Observation:
     """Tiles the photo's frame cuts that could not be counted (the JSON's ``cut_by_frame``): found, and
     told so that a wider photo can be taken, but not among ``tiles``: a crop of one tile holds one tile,
     not the slivers of its neighbours."""
+    layout: Layout | None = None
+    """How the tiles lie on a table: hub, engine, trains, chains and loose tiles (``hubcam analyze``
+    only; indices into ``tiles``)."""
 
     @cached_property  # evaluation indexes it tile by tile
     def found(self) -> tuple[Sighting, ...]:

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.data.labels import FACE_UP, LabelledImage
+from vision.eval.tables import FLAG_KINDS, TableScore, score_table
 from vision.geometry import quad_iou
 from vision.observation import Observation, Sighting
 
@@ -47,6 +48,8 @@ class ImageScore:
     flags_right: int
     timings_ms: dict[str, float]
     error: str | None
+    table: TableScore | None = None
+    """Hub, engine, trains, lines and flags, where a table reader read the photo."""
 
     @property
     def total_exact(self) -> bool | None:
@@ -63,7 +66,12 @@ class ImageScore:
             return "detection"
         if self.halves_right < self.halves or self.tiles_exact < self.tiles_read or self.total_exact is False:
             return "pips"
+        table = self.table
+        if table is not None and (table.hub_found is False or table.engine_right is False):
+            return "hub"
         if self.chains_right is not None and self.chains_right < self.chains_label:
+            return "trains"
+        if table is not None and (table.trains_right is False or table.lines_found < table.lines_label):
             return "trains"
         if self.flags_right < max(self.flags_label, self.flags_predicted):
             return "flags"
@@ -141,8 +149,13 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
             halves_right += sum(int(a == b) for a, b in zip(ordered, truth.pips, strict=True))
             exact += int(sorted(ordered) == sorted(truth.pips))
     total_predicted = prediction.total
-    chains_right = _chains_right(label, prediction, matches)
+    # a table reader reports trains apart from chains: its lines are scored by vision.eval.tables
+    chains_right = _chains_right(label, prediction, matches) if prediction.layout is None else None
     flags_right = _flags_right(label, prediction, matches)
+    flags_label, flags_predicted = len(label.flags), len(prediction.flags or ())
+    table = score_table(label, prediction, matches)
+    if table is not None:  # every kind, as vision.eval.tables judges them
+        flags_right, flags_predicted, flags_label = (sum(kind[n] for kind in table.flags.values()) for n in range(3))
     return ImageScore(
         name=label.name,
         labelled=sum(tile.pose == FACE_UP for tile in label.tiles),
@@ -156,11 +169,12 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
         total_predicted=total_predicted if label.has_pips else None,
         chains_label=len(label.chains),
         chains_right=chains_right,
-        flags_label=len(label.flags),
-        flags_predicted=len(prediction.flags or ()),
+        flags_label=flags_label,
+        flags_predicted=flags_predicted,
         flags_right=flags_right,
         timings_ms=dict(prediction.timings_ms),
         error=prediction.error,
+        table=table,
     )
 
 
@@ -200,10 +214,11 @@ def summarise(scores: Sequence[ImageScore]) -> dict[str, object]:
         Rate("per-half accuracy", sum(s.halves_right for s in scores), sum(s.halves for s in scores)),
         Rate("exact tile", sum(s.tiles_exact for s in scores), sum(s.tiles_read for s in scores)),
         Rate("exact photo total", sum(bool(s.total_exact) for s in totals), len(totals)),
-        Rate("trains exactly right", sum(s.chains_right == s.chains_label for s in with_chains), len(with_chains)),
+        Rate("chains exactly right", sum(s.chains_right == s.chains_label for s in with_chains), len(with_chains)),
         Rate("flag precision", sum(s.flags_right for s in scores), sum(s.flags_predicted for s in scores)),
         Rate("flag recall", sum(s.flags_right for s in scores), sum(s.flags_label for s in scores)),
     ]
+    rates += _table_rates([score.table for score in scores if score.table is not None])
     errors = [abs((s.total_predicted or 0) - (s.total_label or 0)) for s in totals]
     stages = sorted({stage for score in scores for stage in score.timings_ms})
     timings = {
@@ -219,6 +234,26 @@ def summarise(scores: Sequence[ImageScore]) -> dict[str, object]:
         "mean_timings_ms": timings,
         "failed_stage": blame,
     }
+
+
+def _table_rates(tables: Sequence[TableScore]) -> list[Rate]:
+    """The rates of table reading (none where no table reader ran)."""
+    if not tables:
+        return []
+    on_tables = [table for table in tables if table.is_table]
+    rates = [
+        Rate("hub found", sum(bool(t.hub_found) for t in on_tables), len(on_tables)),
+        Rate("engine right", sum(bool(t.engine_right) for t in on_tables), len(on_tables)),
+        Rate("tables with every train right", sum(bool(t.trains_right) for t in on_tables), len(on_tables)),
+        Rate("lines found", sum(t.lines_found for t in tables), sum(t.lines_label for t in tables)),
+    ]
+    for kind in FLAG_KINDS:
+        right = sum(t.flags.get(kind, (0, 0, 0))[0] for t in tables)
+        read = sum(t.flags.get(kind, (0, 0, 0))[1] for t in tables)
+        labelled = sum(t.flags.get(kind, (0, 0, 0))[2] for t in tables)
+        if read or labelled:
+            rates += [Rate(f"{kind} precision", right, read), Rate(f"{kind} recall", right, labelled)]
+    return rates
 
 
 def _chains_right(label: LabelledImage, prediction: Observation, matches: list[tuple[int, int]]) -> int | None:

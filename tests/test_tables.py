@@ -1,0 +1,215 @@
+"""Reading a table: following trains (geometry), the flags (the bridge), scoring it, ``hubcam analyze``."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from api.cli import main
+from models import COUNTER, DETECTOR
+from vision.data.real import label_from_json
+from vision.eval.metrics import score_image
+from vision.eval.tables import _inside
+from vision.observation import Observation, Reason, Sighting
+from vision.reconcile import table_flags
+from vision.synth.scene import make_scene, render
+from vision.table_reader import Seats, read_table
+from vision.trains import Layout, Train, follow_trains
+
+LENGTH, WIDTH = 40.0, 20.0
+
+
+def tile_at(x: float, y: float, degrees: float) -> np.ndarray:
+    """A 40x20 tile centred at (x, y) whose pips[0] end points away from ``degrees`` (image axes)."""
+    angle = math.radians(degrees)
+    axis, normal = np.array([math.cos(angle), math.sin(angle)]), np.array([-math.sin(angle), math.cos(angle)])
+    centre = np.array([x, y])
+    start, end = centre - axis * LENGTH / 2, centre + axis * LENGTH / 2
+    return np.array([start + normal * WIDTH / 2, start - normal * WIDTH / 2, end - normal * WIDTH / 2,
+                     end + normal * WIDTH / 2], np.float32)  # fmt: skip
+
+
+def hub_with_trains() -> tuple[list[np.ndarray], list[bool]]:
+    """An engine at (200, 200); a train of two going right, one going down through a crosswise double
+    and on, and a tile pointing up at the hub; a loose tile far off."""
+    tiles = [
+        tile_at(200, 200, 30),  # 0: the engine, at a slant in its recess
+        tile_at(270, 200, 0),  # 1: right, first (inner end at 250)
+        tile_at(311, 200, 0),  # 2: right, second
+        tile_at(200, 270, 90),  # 3: down, first
+        tile_at(200, 301, 0),  # 4: a double across the end of 3
+        tile_at(200, 332, 90),  # 5: on past the double
+        tile_at(200, 130, -90),  # 6: up, alone
+        tile_at(600, 600, 45),  # 7: loose
+    ]
+    return tiles, [True, False, False, False, True, False, False, False]
+
+
+def test_trains_are_followed_from_the_engine_through_crosswise_doubles():
+    layout = follow_trains(*hub_with_trains())
+    assert layout.engine == 0
+    assert sorted(train.tile_ids for train in layout.trains) == [(1, 2), (3, 4, 5), (6,)]
+    assert layout.loose == (7,)
+    assert layout.hub is not None and layout.hub.radius == pytest.approx(50, abs=2)
+
+
+def test_slot_angles_are_counter_clockwise_from_the_right_as_seen():
+    layout = follow_trains(*hub_with_trains())
+    angles = {train.tile_ids[0]: train.slot_angle for train in layout.trains}
+    assert angles == {1: 0.0, 6: 90.0, 3: 270.0}  # image y grows downward: "up" is 90 degrees
+
+
+def test_inner_halves_face_the_hub():
+    tiles, doubles = hub_with_trains()
+    tiles[1] = tiles[1][[2, 3, 0, 1]]  # turned round: its pips[1] end faces the hub now
+    train = next(train for train in follow_trains(tiles, doubles).trains if train.tile_ids[0] == 1)
+    assert train.inner_halves == (1, 0)
+
+
+def test_a_double_in_a_line_of_play_is_no_engine():
+    line = [tile_at(20, 0, 0), tile_at(60, 0, 0), tile_at(101, 0, 0)]
+    layout = follow_trains(line, [True, False, False])
+    assert layout.engine is None and layout.hub is None
+    assert layout.chains == ((0, 1, 2),) or layout.chains == ((2, 1, 0),)
+
+
+def test_a_line_of_play_turns_square_corners():
+    # right along y=0, then down from the side of the last tile's end, then on
+    line = [tile_at(20, 0, 0), tile_at(60, 0, 0), tile_at(70, 30, 90), tile_at(70, 71, 90)]
+    layout = follow_trains(line, [False] * 4)
+    assert layout.chains in (((0, 1, 2, 3),), ((3, 2, 1, 0),))
+
+
+def test_one_train_alone_is_not_told_from_a_line_of_play():
+    tiles, doubles = hub_with_trains()
+    layout = follow_trains([tiles[0], tiles[1], tiles[2]], doubles[:3])
+    assert layout.engine is None
+
+
+def seen(*pips: tuple[int, int] | None, unsure: set[int] = frozenset()) -> list[Sighting]:  # type: ignore[assignment]
+    corners = np.zeros((4, 2), np.float32)
+    return [
+        Sighting(corners, value, reason=Reason.READ_UNSURE if index in unsure else None)
+        for index, value in enumerate(pips)
+    ]
+
+
+def kinds(flags):
+    return [(flag["kind"], flag["train"], flag["index"], flag["tiles"]) for flag in flags]
+
+
+@pytest.mark.parametrize(
+    ("pips", "train", "expected"),
+    [
+        ([(9, 9), (9, 4), (4, 11)], (1, 2), []),
+        ([(9, 9), (4, 9), (9, 11)], (1, 2), [("illegal_join", 0, 0, [1])]),  # the 9 faces outward
+        ([(9, 9), (9, 4), (5, 11)], (1, 2), [("illegal_join", 0, 1, [1, 2])]),
+        ([(9, 9), (9, 4), (4, 4)], (1, 2), [("unsatisfied_double", 0, 1, [2])]),
+        ([(9, 9), (9, 4), (4, 4), (4, 2)], (1, 2, 3), []),
+    ],
+)
+def test_flags_of_a_train(pips, train, expected):
+    layout = Layout(None, 0, (Train(0.0, train, (0,) * len(train)),), (), ())
+    assert kinds(table_flags(seen(*pips), layout, highest=12)) == expected
+
+
+def test_a_train_read_from_its_outer_end_is_judged_from_its_inner_end():
+    layout = Layout(None, 0, (Train(0.0, (1,), (1,)),), (), ())
+    assert table_flags(seen((9, 9), (4, 9)), layout, highest=12) == []
+
+
+def test_an_unsure_tile_is_flagged_unreadable_and_its_joins_are_not_judged():
+    layout = Layout(None, 0, (Train(0.0, (1, 2), (0, 0)),), (), ())
+    flags = table_flags(seen((9, 9), (3, 4), (5, 11), unsure={1}), layout, highest=12)
+    assert kinds(flags) == [("unreadable_tile", 0, 0, [1])]
+    assert "could not be read" in flags[0]["message"]
+
+
+def test_a_tile_seen_twice_and_a_tile_above_the_set_are_flagged():
+    layout = Layout(None, None, (), (), (0, 1, 2))
+    flags = table_flags(seen((3, 5), (5, 3), (13, 2)), layout, highest=12)
+    assert kinds(flags) == [("out_of_set", None, None, [2]), ("duplicate_tile", None, None, [0, 1])]
+
+
+def test_boxes_that_are_no_tile_take_no_part():
+    corners = np.zeros((4, 2), np.float32)
+    tiles = [Sighting(corners, (3, 5)), Sighting(corners, (3, 5), reason=Reason.ODD_SHAPE)]
+    assert table_flags(tiles, Layout(None, None, (), (), (0,)), highest=12) == []
+
+
+def test_a_labelled_line_is_found_inside_a_line_read_either_way_round():
+    assert _inside((3, 4), [(1, 2, 3, 4, 5)])
+    assert _inside((4, 3), [(1, 2, 3, 4, 5)])
+    assert not _inside((3, 5), [(1, 2, 3, 4, 5)])
+
+
+@pytest.mark.parametrize("seed", [3, 8, 11])
+def test_a_rendered_table_read_on_its_labelled_corners_and_pips_is_scored_right(seed):
+    image, data = render(make_scene("table", seed), (1280, 960), clean=True)
+    label = label_from_json({**data, "image": "table.jpg"}, __import__("pathlib").Path("table.jpg"), "synthetic")
+    tiles = tuple(
+        Sighting(tile.corners, tile.pips, reason=Reason.BEYOND_FRAME if tile.unreadable else None)
+        for tile in label.tiles
+    )
+    reading = read_table(Observation(tiles, label.width, label.height), label.extra["set"])
+    score = score_image(label, reading).table
+    assert score is not None and score.engine_right and score.hub_found and score.trains_right
+    assert score.flags == {kind: (right, right, right) for kind, (right, _, _) in score.flags.items()}
+
+
+def test_a_seat_map_names_owners_and_a_bad_one_is_refused():
+    seats = Seats.from_json({"slots": {"0": 1, "120": 2}, "mexican": 240})
+    assert [seats.owner(angle) for angle in (350.0, 125.0, 250.0)] == [1, 2, "mexican"]
+    with pytest.raises(ValueError, match="seat map"):
+        Seats.from_json({"slots": [0, 1]})
+
+
+needs_models = pytest.mark.skipif(not (DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/")
+
+
+@needs_models
+def test_analyze_json_has_the_promised_shape(tmp_path, capsys):
+    image, _ = render(make_scene("table", 5))
+    cv2.imwrite(str(tmp_path / "table.jpg"), image)
+    assert main(["analyze", str(tmp_path / "table.jpg"), "--json", "--timings", "--overlay", str(tmp_path / "ov")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    expected = {
+        "image",
+        "width",
+        "height",
+        "hub",
+        "engine",
+        "tiles",
+        "trains",
+        "chains",
+        "loose",
+        "flags",
+        "timings_ms",
+    }
+    assert expected <= set(result)
+    for train in result["trains"]:
+        assert set(train) == {"slot_angle", "owner", "tile_ids", "pips", "open_end", "marker"}
+        assert 0 <= train["slot_angle"] < 360
+    for flag in result["flags"]:
+        assert {"kind", "train", "index", "message"} <= set(flag)
+    assert (tmp_path / "ov" / "table.overlay.jpg").exists()
+
+
+@needs_models
+def test_a_bare_table_gives_an_empty_answer_and_a_bad_photo_an_error(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "bare.png"), np.full((480, 640, 3), 90, np.uint8))
+    (tmp_path / "broken.jpg").write_bytes(b"not a photo")
+    assert main(["analyze", str(tmp_path / "bare.png"), str(tmp_path / "broken.jpg"), "--json"]) == 1
+    bare, broken = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert bare["hub"] is None and bare["engine"] is None and bare["tiles"] == [] and bare["trains"] == []
+    assert set(broken) == {"image", "error"}
+
+
+def test_a_bad_seat_map_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "seats.json").write_text("[1, 2]")
+    assert main(["analyze", str(tmp_path / "x.jpg"), "--seats", str(tmp_path / "seats.json")]) == 2
+    assert "seat map" in capsys.readouterr().err

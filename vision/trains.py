@@ -1,0 +1,429 @@
+"""Following the trains: which tile is the engine, where the hub is, and which tiles touch which.
+
+Geometry only, from the tiles' corners as found in the photo: no pip is looked at here, so a
+misread tile cannot bend a train (the rules come after, in ``vision.reconcile``). Every distance
+is measured in the size of the tiles concerned, so a photo taken at a slant, where far tiles look
+smaller, is followed the same way.
+
+- The **engine** is the double that trains start from: tiles whose long axis points at its centre,
+  their near end (or a crosswise double's near side) a hub's radius away. The **hub** is the
+  circle through those starts, round the engine.
+- A **train** grows from each start, tile by tile: the next tile touches the open end, end to
+  end (a bend allowed), or lies across it (a double laid crosswise, or a square corner).
+- **Chains** are lines of tiles laid end to end among the tiles in no train (lines of play with no
+  hub in sight); the rest are **loose**.
+
+>>> tile = lambda x, y: np.array([[x, y + 10], [x, y - 10], [x + 40, y - 10], [x + 40, y + 10]], np.float32)
+>>> layout = follow_trains([tile(-20, 0), tile(20, 0), tile(61, 0)], doubles=[True, False, False])
+>>> layout.engine, [train.tile_ids for train in layout.trains], layout.loose
+(None, [], ())
+>>> layout.chains
+((0, 1, 2),)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+NEAREST_HUB, FARTHEST_HUB = 0.75, 2.6
+"""A train's first tile starts this many tile lengths from the engine's centre: the hub's radius
+(stations measure 1.1-1.5 tile lengths across the radius, and a tile may stand off its slot)."""
+POINTS_AT = 0.9
+"""|cos| of the angle between a first tile's axis and the line to the engine's centre."""
+LEAST_TRAINS = 2
+"""An engine is told from a double in a line of play by the trains it starts: at least this many
+(a table with only one train laid is not told from a line of play by geometry)."""
+OFF_LINE = 0.5
+"""A first tile's axis passes this many tile widths from the engine's centre, or nearer."""
+END_GAP = 0.45
+"""Two ends touch when they lie this many tile widths apart or nearer (tiles are pushed together
+by hand, not glued: a small gap, and a corner's error, is usual)."""
+SIDE_GAP = 0.45
+"""An end touches a crosswise tile's side when it lies this many widths off it or nearer."""
+ALONG = 0.6
+"""|cos| at least, between a tile's axis and the way its train runs, for it to continue end to end
+(up to about 53 degrees of bend at a joint)."""
+ACROSS = 0.5
+"""|cos| at most, between a crosswise tile's axis and the way its train runs."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A tile's place in the photo: its centre, long axis and size, and its two ends."""
+
+    centre: np.ndarray
+    axis: np.ndarray
+    """Unit vector from the end of pips[0] to the end of pips[1]."""
+    length: float
+    width: float
+
+    @classmethod
+    def of(cls, corners: np.ndarray) -> Shape:
+        """``corners``: ``(4, 2)``, corners[0]->corners[1] the short edge at the end of pips[0]."""
+        corners = np.asarray(corners, np.float64)
+        start, end = corners[:2].mean(axis=0), corners[2:].mean(axis=0)
+        length = float(np.linalg.norm(end - start)) or 1e-6
+        width = float((np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[3] - corners[2])) / 2)
+        return cls(corners.mean(axis=0), (end - start) / length, length, max(width, 1e-6))
+
+    def end(self, half: int) -> np.ndarray:
+        """The middle of the short edge at the end of ``pips[half]``."""
+        return self.centre + self.axis * self.length / 2 * (1 if half else -1)
+
+    @property
+    def normal(self) -> np.ndarray:
+        return np.array([-self.axis[1], self.axis[0]])
+
+
+@dataclass(frozen=True)
+class Hub:
+    centre: tuple[float, float]
+    radius: float
+
+
+@dataclass(frozen=True)
+class Train:
+    """Tiles from the hub outward, each with the half that faces the hub first."""
+
+    slot_angle: float
+    """Degrees, counter-clockwise from the image's right as seen, in [0, 360)."""
+    tile_ids: tuple[int, ...]
+    inner_halves: tuple[int, ...]
+    """For each tile, which of its halves (0: pips[0]) is its inner end, nearer the hub."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the tiles lie: the hub and engine (None where not seen), trains, chains and loose tiles."""
+
+    hub: Hub | None
+    engine: int | None
+    trains: tuple[Train, ...]
+    chains: tuple[tuple[int, ...], ...]
+    loose: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A tile joined to an open end: its inner half, and where the next tile would join it."""
+
+    tile: int
+    inner_half: int
+    error: float
+    open_point: np.ndarray
+    heading: np.ndarray
+    scale: float
+
+
+def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool]) -> Layout:
+    """The layout of the tiles at ``corners`` (``doubles``: whether each was read as a double)."""
+    shapes = [Shape.of(quad) for quad in corners]
+    engine, starts = _engine(shapes, doubles)
+    used: set[int] = set() if engine is None else {engine}
+    trains: list[Train] = []
+    hub = None
+    if engine is not None:
+        centre = shapes[engine].centre
+        hub = Hub(
+            (float(centre[0]), float(centre[1])), float(np.median([_reach(shapes[s.tile], centre) for s in starts]))
+        )
+        for start in starts:
+            if start.tile in used:
+                continue
+            steps = _follow(shapes, doubles, start, used)
+            away = shapes[start.tile].centre - centre
+            angle = math.degrees(math.atan2(-away[1], away[0])) % 360.0
+            trains.append(
+                Train(round(angle, 1), tuple(s.tile for s in steps), tuple(max(s.inner_half, 0) for s in steps))
+            )
+        trains.sort(key=lambda train: train.slot_angle)
+    chains = _chains(shapes, doubles, used)
+    in_chains = {tile for chain in chains for tile in chain}
+    loose = tuple(index for index in range(len(shapes)) if index not in used and index not in in_chains)
+    return Layout(hub, engine, tuple(trains), chains, loose)
+
+
+def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, list[_Step]]:
+    """The double most trains start from, and those trains' first tiles (none: no engine seen)."""
+    best: tuple[int, float, int | None, list[_Step]] = (0, 0.0, None, [])
+    for candidate, is_double in enumerate(doubles):
+        # the engine sits alone in the hub: a double that a tile touches is part of a line
+        if not is_double or any(_touch(shapes[candidate], other) for other in shapes if other is not shapes[candidate]):
+            continue
+        starts = _starts(shapes, doubles, candidate)
+        if len(starts) < LEAST_TRAINS or not _hub_clear(shapes, candidate, starts):
+            continue
+        closeness = -sum(step.error for step in starts)
+        if (len(starts), closeness) > best[:2]:
+            best = (len(starts), closeness, candidate, starts)
+    return best[2], best[3]
+
+
+def _starts(shapes: list[Shape], doubles: Sequence[bool], engine: int) -> list[_Step]:
+    """The tiles that start a train from ``engine``: pointing at it from a hub's radius away."""
+    hub = shapes[engine]
+    starts = []
+    for index, shape in enumerate(shapes):
+        if index == engine:
+            continue
+        away = shape.centre - hub.centre
+        distance = float(np.linalg.norm(away))
+        if distance == 0:
+            continue
+        heading = away / distance
+        along = float(shape.axis @ heading)
+        # a straight line on the table is straight in the photo: a slot's tile lies on a line
+        # through the hub's centre, however the camera is slanted
+        off_line = abs(float(away @ shape.normal)) / shape.width
+        if abs(along) >= POINTS_AT and off_line <= OFF_LINE:  # end on: its nearer end faces the hub
+            inner = 0 if along > 0 else 1
+            near = float(np.linalg.norm(shape.end(inner) - hub.centre))
+            # measured in the tile's own length, which a slanted view shortens as much as the radius
+            if NEAREST_HUB <= near / shape.length <= FARTHEST_HUB:
+                outer = shape.end(1 - inner)
+                starts.append(_Step(index, inner, off_line, outer, shape.axis * (1 if inner == 0 else -1), shape.width))
+        elif doubles[index] and abs(float(away @ shape.axis)) / shape.width <= OFF_LINE:  # a double laid crosswise
+            near = distance - shape.width / 2
+            if NEAREST_HUB <= near / (2 * shape.width) <= FARTHEST_HUB:
+                away_side = shape.normal if float(shape.normal @ heading) > 0 else -shape.normal
+                open_point = shape.centre + away_side * shape.width / 2
+                starts.append(_Step(index, -1, abs(along), open_point, away_side, shape.width))
+    return _one_per_slot(starts, shapes, hub)
+
+
+def _hub_clear(shapes: list[Shape], engine: int, starts: list[_Step]) -> bool:
+    """Whether nothing but the engine lies on the hub (no other tile's centre nearer than the nearest
+    first tile's end: a slanted view makes the hub an ellipse, narrowest that way)."""
+    centre = shapes[engine].centre
+    radius = min(_reach(shapes[step.tile], centre) for step in starts)
+    return all(
+        float(np.linalg.norm(shape.centre - centre)) >= radius for index, shape in enumerate(shapes) if index != engine
+    )
+
+
+def _reach(shape: Shape, centre: np.ndarray) -> float:
+    """How far a tile's nearest point along the line from ``centre`` lies from it (a first tile's
+    distance from the engine: the hub's radius)."""
+    away = shape.centre - centre
+    distance = float(np.linalg.norm(away))
+    along = abs(float(shape.axis @ away)) / max(distance, 1e-6)
+    return distance - (shape.length / 2 * along + shape.width / 2 * math.sqrt(max(0.0, 1 - along * along)))
+
+
+def _one_per_slot(starts: list[_Step], shapes: list[Shape], hub: Shape) -> list[_Step]:
+    """Where two starts lie one behind the other (the second tile of a train pointing at the hub
+    too), only the nearer starts a train."""
+    kept: list[_Step] = []
+    for step in sorted(starts, key=lambda s: _reach(shapes[s.tile], hub.centre)):
+        behind = False
+        for other in kept:
+            distance = float(np.linalg.norm(shapes[other.tile].centre - hub.centre))
+            spread = math.atan2(shapes[other.tile].width, distance)  # the angle the nearer tile fills
+            behind |= float(step.heading @ other.heading) >= math.cos(spread)
+        if not behind:
+            kept.append(step)
+    return kept
+
+
+def _follow(shapes: list[Shape], doubles: Sequence[bool], first: _Step, used: set[int]) -> list[_Step]:
+    """The train from its first tile outward, marking its tiles ``used``."""
+    steps = [first]
+    used.add(first.tile)
+    while (step := _next(shapes, doubles, steps[-1], used)) is not None:
+        steps.append(step)
+        used.add(step.tile)
+    return steps
+
+
+def _next(shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int]) -> _Step | None:
+    """The tile that joins ``last``'s open end best, if any touches it."""
+    return min(_joins(shapes, doubles, last, used), key=lambda step: step.error, default=None)
+
+
+def _joins(
+    shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int], branches: bool = False
+) -> list[_Step]:
+    """Every tile that could join ``last`` (the best way for each); ``branches``: in a line of play, a
+    double may also be left by the middle of its side, as in a cross."""
+    found: dict[int, _Step] = {}
+    before = shapes[last.tile]
+    for index, shape in enumerate(shapes):
+        if index in used:
+            continue
+        joins = [
+            _end_on(index, shape, last),
+            _crosswise(index, shape, doubles[index], last),
+            _off_side(index, shape, before, last),
+        ]
+        if last.inner_half == -1:  # a crosswise double may also be left by its ends, as in a cross
+            for sign in (1, -1):
+                end = before.centre + sign * before.axis * before.length / 2
+                turn = _end_on(index, shape, _Step(last.tile, 0, 0.0, end, sign * before.axis, before.width))
+                joins.append(None if turn is None else replace(turn, error=turn.error + 0.3))
+        elif branches and doubles[last.tile]:
+            joins.append(_off_middle(index, shape, before))
+        for step in joins:
+            if step is not None and (index not in found or step.error < found[index].error):
+                found[index] = step
+    return list(found.values())
+
+
+def _end_on(index: int, shape: Shape, last: _Step) -> _Step | None:
+    """``shape`` continuing ``last`` end to end: one of its ends at the open point, pointing on."""
+    scale = min(shape.width, last.scale)
+    for inner in (0, 1):
+        gap = float(np.linalg.norm(shape.end(inner) - last.open_point)) / scale
+        onward = shape.axis * (1 if inner == 0 else -1)
+        if gap <= END_GAP and float(onward @ last.heading) >= ALONG:
+            return _Step(index, inner, gap, shape.end(1 - inner), onward, shape.width)
+    return None
+
+
+def _crosswise(index: int, shape: Shape, is_double: bool, last: _Step) -> _Step | None:
+    """``shape`` laid across ``last``'s open end: a double (the train goes on past its far side), or
+    a square corner (the train goes on along it, from the half that touches)."""
+    if abs(float(shape.axis @ last.heading)) > ACROSS:
+        return None
+    offset = last.open_point - shape.centre
+    along, across = float(offset @ shape.axis), float(offset @ shape.normal)
+    off_side = abs(abs(across) - shape.width / 2) / shape.width
+    if off_side > SIDE_GAP or abs(along) > shape.length / 2 + SIDE_GAP * shape.width:
+        return None
+    if float((shape.centre - last.open_point) @ last.heading) <= 0:
+        return None
+    away = -shape.normal if across > 0 else shape.normal
+    if is_double:
+        return _Step(index, -1, off_side, shape.centre + away * shape.width / 2, away, shape.width)
+    if abs(along) < shape.length / 8:  # a single across the middle of the end: no way on is told
+        return None
+    inner = 0 if along < 0 else 1
+    onward = shape.axis * (1 if inner == 0 else -1)
+    return _Step(index, inner, off_side + 0.25, shape.end(1 - inner), onward, shape.width)
+
+
+def _off_side(index: int, shape: Shape, before: Shape, last: _Step) -> _Step | None:
+    """``shape`` turning a corner: one of its ends against the long side of the tile ``before``,
+    by that tile's open end, pointing away from it."""
+    if last.inner_half == -1 or abs(float(shape.axis @ before.axis)) > ACROSS:
+        return None  # a crosswise double is left by its far side, not by a corner
+    for inner in (0, 1):
+        offset = shape.end(inner) - before.centre
+        along, across = float(offset @ last.heading), float(offset @ before.normal)
+        off_side = abs(abs(across) - before.width / 2) / before.width
+        onward = shape.axis * (1 if inner == 0 else -1)
+        outward = before.normal if across > 0 else -before.normal
+        if off_side <= SIDE_GAP and 0 <= along <= before.length / 2 and float(onward @ outward) >= ALONG:
+            return _Step(index, inner, off_side + 0.3, shape.end(1 - inner), onward, shape.width)
+    return None
+
+
+def _off_middle(index: int, shape: Shape, double: Shape) -> _Step | None:
+    """``shape`` branching off the middle of the long side of a ``double`` laid in line (a cross)."""
+    if abs(float(shape.axis @ double.axis)) > ACROSS:
+        return None
+    for inner in (0, 1):
+        offset = shape.end(inner) - double.centre
+        along, across = float(offset @ double.axis), float(offset @ double.normal)
+        off_side = abs(abs(across) - double.width / 2) / double.width
+        onward = shape.axis * (1 if inner == 0 else -1)
+        outward = double.normal if across > 0 else -double.normal
+        if off_side <= SIDE_GAP and abs(along) <= double.length / 4 and float(onward @ outward) >= ALONG:
+            return _Step(index, inner, off_side + 0.3, shape.end(1 - inner), onward, shape.width)
+    return None
+
+
+def _chains(shapes: list[Shape], doubles: Sequence[bool], used: set[int]) -> tuple[tuple[int, ...], ...]:
+    """Lines of two tiles or more, end to end, among the tiles not ``used`` (which it leaves alone)."""
+    free = [index for index in range(len(shapes)) if index not in used]
+    touching: dict[int, list[int]] = {index: [] for index in free}
+    for position, first in enumerate(free):
+        for second in free[position + 1 :]:
+            if _touch(shapes[first], shapes[second]):
+                touching[first].append(second)
+                touching[second].append(first)
+    chains, taken = [], set(used)
+    # start at the ends of lines (one neighbour), then whatever is left (rings, crosses)
+    for start in sorted(free, key=lambda index: (len(touching[index]) != 1, index)):
+        if start in taken or not touching[start]:
+            continue
+        chain = _longest_through(shapes, doubles, start, taken)
+        if len(chain) > 1:
+            chains.append(chain)
+            taken.update(chain)
+    return tuple(chains)
+
+
+def _longest_through(shapes: list[Shape], doubles: Sequence[bool], start: int, taken: set[int]) -> tuple[int, ...]:
+    """The longest line through ``start`` among the tiles not ``taken``: followed from both of its ends
+    (or, for a double, also from both of its long sides, as when it lies across a line)."""
+    shape = shapes[start]
+    ways = [(shape.end(1), shape.axis, 1), (shape.end(0), -shape.axis, 0)]
+    pairs = [(ways[0], ways[1])]
+    if doubles[start]:
+        sides = [(shape.centre + sign * shape.normal * shape.width / 2, sign * shape.normal, -1) for sign in (1, -1)]
+        pairs.append((sides[0], sides[1]))
+    best: tuple[int, ...] = (start,)
+    for forward, backward in pairs:
+        used = taken | {start}
+        ahead = _follow_from(shapes, doubles, start, forward, used)
+        behind = _follow_from(shapes, doubles, start, backward, used)
+        line = (*reversed(behind), start, *ahead)
+        if len(line) > len(best):
+            best = line
+    return best
+
+
+def _follow_from(
+    shapes: list[Shape], doubles: Sequence[bool], tile: int, way: tuple[np.ndarray, np.ndarray, int], used: set[int]
+) -> list[int]:
+    """The longest line that follows ``tile`` from its open end ``way`` (point, heading, which half
+    lies behind it: -1 for a double's side), marking its tiles ``used``."""
+    point, heading, behind = way
+    first = _Step(tile, -1 if behind == -1 else 1 - behind, 0.0, point, heading, shapes[tile].width)
+    line = _longest(shapes, doubles, first, used, [LONGEST_SEARCH])
+    used.update(line)
+    return line
+
+
+LONGEST_SEARCH = 2000
+"""How many joins a search for the longest line tries before it settles for the best found."""
+
+
+def _longest(shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int], budget: list[int]) -> list[int]:
+    """The longest line of tiles from ``last`` on (where a line of play branches, the labels of real
+    photos, like players, take the longest way first), the surer join first among equals."""
+    best: list[int] = []
+    for step in sorted(_joins(shapes, doubles, last, used, branches=True), key=lambda step: step.error):
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        line = [step.tile, *_longest(shapes, doubles, step, used | {step.tile}, budget)]
+        if len(line) > len(best):
+            best = line
+    return best
+
+
+def _touch(a: Shape, b: Shape) -> bool:
+    """Whether two tiles touch end to end, or one lies across the other's end."""
+    scale = min(a.width, b.width)
+    for half_a in (0, 1):
+        for half_b in (0, 1):
+            if float(np.linalg.norm(a.end(half_a) - b.end(half_b))) / scale <= END_GAP:
+                if abs(float(a.axis @ b.axis)) >= ALONG:
+                    return True
+    for end_tile, side_tile in ((a, b), (b, a)):
+        if abs(float(end_tile.axis @ side_tile.axis)) > ACROSS:
+            continue
+        for half in (0, 1):
+            offset = end_tile.end(half) - side_tile.centre
+            along, across = float(offset @ side_tile.axis), float(offset @ side_tile.normal)
+            if (
+                abs(abs(across) - side_tile.width / 2) <= SIDE_GAP * side_tile.width
+                and abs(along) <= side_tile.length / 2
+            ):
+                return True
+    return False
