@@ -41,6 +41,7 @@ bench: $(BIN)/hubcam
 	$(BIN)/python -m benchmarks.referee_bench
 	$(BIN)/python -m benchmarks.synth_bench
 	$(BIN)/python -m benchmarks.score_bench
+	$(BIN)/python -m benchmarks.analyze_bench
 	$(BIN)/python -m benchmarks.real_variants
 	$(BIN)/python -m benchmarks.box_labelled
 	$(BIN)/python -m benchmarks.read_by_eye
