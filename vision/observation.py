@@ -176,8 +176,13 @@ class Observation:
 
     def with_decode(self, decode_ms: float) -> Observation:
         """The same, its timings with the photo's decoding added in front and to the total."""
-        timings = {"decode": decode_ms, **self.timings_ms, "total": decode_ms + self.timings_ms.get("total", 0.0)}
-        return replace(self, timings_ms=timings)
+        return self.with_stage("decode", decode_ms, first=True)
+
+    def with_stage(self, stage: str, ms: float, first: bool = False) -> Observation:
+        """The same, its timings with ``stage`` added (after the others, or ``first``) and to the total."""
+        others = {name: spent for name, spent in self.timings_ms.items() if name != "total"}
+        added = {stage: ms, **others} if first else {**others, stage: ms}
+        return replace(self, timings_ms={**added, "total": self.timings_ms.get("total", 0.0) + ms})
 
     def twin_of(self, index: int) -> int | None:
         """For a tile left out as read like a surer one (``Reason.READ_ALIKE``), that counted tile's index."""

@@ -13,7 +13,7 @@ import numpy as np
 from vision.observation import Observation
 from vision.pipeline import HandScorer
 from vision.reconcile import in_layout, sure_pips, table_flags, train_pips
-from vision.trains import Layout, follow_trains
+from vision.trains import Hub, Layout, follow_trains
 
 
 @dataclass(frozen=True)
@@ -81,13 +81,7 @@ def read_table(seen: Observation, highest: int | None) -> Observation:
     layout = _renumbered(found, part)
     flags = table_flags(seen.tiles, layout, highest)
     spent = (time.perf_counter() - start) * 1000
-    timings = dict(seen.timings_ms)
-    timings = {
-        **{k: v for k, v in timings.items() if k != "total"},
-        "trains": spent,
-        "total": timings.get("total", 0.0) + spent,
-    }
-    return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags), timings_ms=timings)
+    return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags)).with_stage("trains", spent)
 
 
 def _renumbered(layout: Layout, ids: list[int]) -> Layout:
@@ -122,7 +116,7 @@ def analysis_json(seen: Observation, image: str, timings: bool = False, seats: S
                 "slot_angle": train.slot_angle,
                 "owner": None if seats is None else seats.owner(train.slot_angle),
                 "tile_ids": list(train.tile_ids),
-                "pips": [None if tile is None else list(tile) for tile in pips],
+                "pips": [_listed(tile) for tile in pips],
                 "open_end": None if last is None else last[1],
                 "marker": None,  # not looked for yet: null, not a "no"
             }
@@ -131,17 +125,12 @@ def analysis_json(seen: Observation, image: str, timings: bool = False, seats: S
         "image": image,
         "width": seen.width,
         "height": seen.height,
-        "hub": None
-        if layout.hub is None
-        else {"center": [round(v, 1) for v in layout.hub.centre], "radius": round(layout.hub.radius, 1)},
-        "engine": None if engine is None else list(engine),
+        "hub": None if layout.hub is None else _hub_json(layout.hub),
+        "engine": _listed(engine),
         "tiles": [tile.to_json() for tile in seen.tiles],
         "trains": trains,
         "chains": [
-            {
-                "tile_ids": list(chain),
-                "pips": [None if sure_pips(seen.tiles[i]) is None else list(seen.tiles[i].pips or ()) for i in chain],
-            }
+            {"tile_ids": list(chain), "pips": [_listed(sure_pips(seen.tiles[i])) for i in chain]}
             for chain in layout.chains
         ],
         "loose": list(layout.loose),
@@ -150,3 +139,11 @@ def analysis_json(seen: Observation, image: str, timings: bool = False, seats: S
     if timings:
         result["timings_ms"] = {stage: round(ms, 1) for stage, ms in seen.timings_ms.items()}
     return result
+
+
+def _listed(pips: tuple[int, int] | None) -> list[int] | None:
+    return None if pips is None else list(pips)
+
+
+def _hub_json(hub: Hub) -> dict[str, Any]:
+    return {"center": [round(value, 1) for value in hub.centre], "radius": round(hub.radius, 1)}

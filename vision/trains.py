@@ -308,30 +308,31 @@ def _crosswise(index: int, shape: Shape, is_double: bool, last: _Step) -> _Step 
 def _off_side(index: int, shape: Shape, before: Shape, last: _Step) -> _Step | None:
     """``shape`` turning a corner: one of its ends against the long side of the tile ``before``,
     by that tile's open end, pointing away from it."""
-    if last.inner_half == -1 or abs(float(shape.axis @ before.axis)) > ACROSS:
+    if last.inner_half == -1:
         return None  # a crosswise double is left by its far side, not by a corner
-    for inner in (0, 1):
-        offset = shape.end(inner) - before.centre
-        along, across = float(offset @ last.heading), float(offset @ before.normal)
-        off_side = abs(abs(across) - before.width / 2) / before.width
-        onward = shape.axis * (1 if inner == 0 else -1)
-        outward = before.normal if across > 0 else -before.normal
-        if off_side <= SIDE_GAP and 0 <= along <= before.length / 2 and float(onward @ outward) >= ALONG:
-            return _Step(index, inner, off_side + 0.3, shape.end(1 - inner), onward, shape.width)
-    return None
+    return _against_side(index, shape, before, last.heading, (0.0, before.length / 2))
 
 
 def _off_middle(index: int, shape: Shape, double: Shape) -> _Step | None:
     """``shape`` branching off the middle of the long side of a ``double`` laid in line (a cross)."""
-    if abs(float(shape.axis @ double.axis)) > ACROSS:
+    return _against_side(index, shape, double, double.axis, (-double.length / 4, double.length / 4))
+
+
+def _against_side(
+    index: int, shape: Shape, side: Shape, heading: np.ndarray, span: tuple[float, float]
+) -> _Step | None:
+    """``shape`` with one of its ends against the long side of the tile ``side``, across it and
+    pointing away, where that end lies within ``span`` of the side's centre along ``heading``
+    (one of the side tile's axis directions). Its inner half is the one that touches."""
+    if abs(float(shape.axis @ side.axis)) > ACROSS:
         return None
     for inner in (0, 1):
-        offset = shape.end(inner) - double.centre
-        along, across = float(offset @ double.axis), float(offset @ double.normal)
-        off_side = abs(abs(across) - double.width / 2) / double.width
+        offset = shape.end(inner) - side.centre
+        along, across = float(offset @ heading), float(offset @ side.normal)
+        off_side = abs(abs(across) - side.width / 2) / side.width
         onward = shape.axis * (1 if inner == 0 else -1)
-        outward = double.normal if across > 0 else -double.normal
-        if off_side <= SIDE_GAP and abs(along) <= double.length / 4 and float(onward @ outward) >= ALONG:
+        outward = side.normal if across > 0 else -side.normal
+        if off_side <= SIDE_GAP and span[0] <= along <= span[1] and float(onward @ outward) >= ALONG:
             return _Step(index, inner, off_side + 0.3, shape.end(1 - inner), onward, shape.width)
     return None
 

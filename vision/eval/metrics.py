@@ -151,10 +151,11 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
     total_predicted = prediction.total
     # a table reader reports trains apart from chains: its lines are scored by vision.eval.tables
     chains_right = _chains_right(label, prediction, matches) if prediction.layout is None else None
-    flags_right = _flags_right(label, prediction, matches)
-    flags_label, flags_predicted = len(label.flags), len(prediction.flags or ())
     table = score_table(label, prediction, matches)
-    if table is not None:  # every kind, as vision.eval.tables judges them
+    if table is None:
+        flags_right = _flags_right(label, prediction, matches)
+        flags_label, flags_predicted = len(label.flags), len(prediction.flags or ())
+    else:  # every kind, as vision.eval.tables judges them
         flags_right, flags_predicted, flags_label = (sum(kind[n] for kind in table.flags.values()) for n in range(3))
     return ImageScore(
         name=label.name,
@@ -248,9 +249,7 @@ def _table_rates(tables: Sequence[TableScore]) -> list[Rate]:
         Rate("lines found", sum(t.lines_found for t in tables), sum(t.lines_label for t in tables)),
     ]
     for kind in FLAG_KINDS:
-        right = sum(t.flags.get(kind, (0, 0, 0))[0] for t in tables)
-        read = sum(t.flags.get(kind, (0, 0, 0))[1] for t in tables)
-        labelled = sum(t.flags.get(kind, (0, 0, 0))[2] for t in tables)
+        right, read, labelled = (sum(t.flags.get(kind, (0, 0, 0))[n] for t in tables) for n in range(3))
         if read or labelled:
             rates += [Rate(f"{kind} precision", right, read), Rate(f"{kind} recall", right, labelled)]
     return rates

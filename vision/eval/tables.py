@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.observation import Observation
+from vision.trains import Hub
 
 HUB_CENTRE_SHARE = 0.5
 """A hub read counts as found when its centre lies within this share of the labelled radius."""
@@ -67,12 +69,11 @@ def score_table(label: LabelledImage, prediction: Observation, matches: list[tup
     )  # fmt: skip
 
 
-def _hub_found(label_hub: dict[str, object] | None, read: object) -> bool:
+def _hub_found(label_hub: dict[str, Any] | None, read: Hub | None) -> bool:
     if label_hub is None or read is None:
         return label_hub is None and read is None
     centre = np.asarray(label_hub["centre"], float)
-    radius = float(label_hub["radius"])  # type: ignore[arg-type]
-    return bool(np.linalg.norm(np.asarray(read.centre) - centre) <= HUB_CENTRE_SHARE * radius)  # type: ignore[attr-defined]
+    return bool(np.linalg.norm(np.asarray(read.centre) - centre) <= HUB_CENTRE_SHARE * float(label_hub["radius"]))
 
 
 def _inside(chain: tuple[int, ...], lines: Sequence[tuple[int, ...]]) -> bool:
