@@ -15,7 +15,7 @@ from vision.data.real import label_from_json
 from vision.eval.metrics import score_image
 from vision.eval.tables import _inside
 from vision.observation import Observation, Reason, Sighting
-from vision.reconcile import table_flags
+from vision.reconcile import table_flags, with_rules_prior
 from vision.synth.scene import make_scene, render
 from vision.table_reader import Seats, read_table
 from vision.trains import Layout, Train, follow_trains
@@ -139,6 +139,49 @@ def test_boxes_that_are_no_tile_take_no_part():
     corners = np.zeros((4, 2), np.float32)
     tiles = [Sighting(corners, (3, 5)), Sighting(corners, (3, 5), reason=Reason.ODD_SHAPE)]
     assert table_flags(tiles, Layout(None, None, (), (), (0,)), highest=12) == []
+
+
+def read_as(*halves: dict[int, float]) -> Sighting:
+    """A tile whose halves the counter read with these probabilities (the rest spread evenly)."""
+    odds = np.full((2, 19), 1e-4, np.float32)
+    for side, probabilities in enumerate(halves):
+        for count, probability in probabilities.items():
+            odds[side, count] = probability
+    pips = (int(odds[0].argmax()), int(odds[1].argmax()))
+    unsure = min(odds.max(axis=1)) < 0.4
+    return Sighting(np.zeros((4, 2), np.float32), pips, float(min(odds.max(axis=1))),
+                    Reason.READ_UNSURE if unsure else None, odds=odds)  # fmt: skip
+
+
+ENGINE_AND_TRAIN = Layout(None, 0, (Train(0.0, (1, 2), (0, 0)),), (), ())
+
+
+def test_the_rules_prior_settles_a_half_read_close_between_counts():
+    tiles = [read_as({14: 0.99}, {14: 0.99}), read_as({17: 0.5, 14: 0.45}, {3: 0.99}), read_as({3: 0.99}, {8: 0.99})]
+    assert kinds(table_flags(tiles, ENGINE_AND_TRAIN, highest=18)) == [("illegal_join", 0, 0, [1])]
+    revised = with_rules_prior(tiles, ENGINE_AND_TRAIN)
+    assert [tile.pips for tile in revised] == [(14, 14), (14, 3), (3, 8)]
+    assert table_flags(revised, ENGINE_AND_TRAIN, highest=18) == []
+
+
+def test_the_rules_prior_leaves_a_tile_read_unsurely_unreadable():
+    tiles = [read_as({14: 0.99}, {14: 0.99}), read_as({17: 0.35, 14: 0.3}, {3: 0.99}), read_as({3: 0.99}, {8: 0.99})]
+    revised = with_rules_prior(tiles, ENGINE_AND_TRAIN)
+    assert revised[1].pips == (14, 3) and revised[1].reason is Reason.READ_UNSURE
+    assert kinds(table_flags(revised, ENGINE_AND_TRAIN, highest=18)) == [("unreadable_tile", 0, 0, [1])]
+
+
+def test_the_rules_prior_never_explains_away_a_confident_mismatch():
+    tiles = [read_as({14: 0.99}, {14: 0.99}), read_as({14: 0.99}, {3: 0.98, 5: 0.02}), read_as({5: 0.99}, {8: 0.99})]
+    revised = with_rules_prior(tiles, ENGINE_AND_TRAIN)
+    assert [tile.pips for tile in revised] == [(14, 14), (14, 3), (5, 8)]
+    assert kinds(table_flags(revised, ENGINE_AND_TRAIN, highest=18)) == [("illegal_join", 0, 1, [1, 2])]
+
+
+def test_the_rules_prior_reads_the_engine_from_the_trains_that_start_at_it():
+    layout = Layout(None, 0, tuple(Train(0.0, (tile,), (0,)) for tile in (1, 2, 3)), (), ())
+    tiles = [read_as({15: 0.5, 12: 0.4}, {12: 0.5, 15: 0.4})] + [read_as({12: 0.99}, {n: 0.99}) for n in (1, 2, 3)]
+    assert with_rules_prior(tiles, layout)[0].pips == (12, 12)
 
 
 def test_a_labelled_line_is_found_inside_a_line_read_either_way_round():

@@ -109,7 +109,7 @@ def leave_out(settings: LeaveOutSettings, found: Found, frame: tuple[int, int]) 
         alike = read_alike([reading.pips for reading in readings], sureness, [reason is None for reason in why])
         why = or_reason(why, alike, READ_ALIKE)
     sightings = [
-        Sighting(quad, reading.pips, sure, reason, is_cut(quad, *frame))
+        Sighting(quad, reading.pips, sure, reason, is_cut(quad, *frame), reading.odds)
         for quad, sure, reading, reason in zip(found.corners, sureness, readings, why, strict=True)
     ]
     if settings.phantom is None:

@@ -88,6 +88,9 @@ class Sighting:
     """Why it is left out of the total as uncertain; None when it is counted."""
     cut: bool = False
     """Whether the photo's frame cuts it."""
+    odds: np.ndarray | None = None
+    """``(2, counts)``: each half's probability of each count, in ``pips``' order, where the pip
+    reader gave them (not in the JSON): what a rules prior weighs (``vision.reconcile``)."""
 
     @property
     def uncertain(self) -> bool:

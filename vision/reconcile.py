@@ -16,11 +16,17 @@ judged no further: a join is only called illegal between two sure readings.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from engine.tiles import Tile
 from vision.observation import Reason, Sighting
+from vision.read.pip_reader import MIN_CONFIDENCE, SURE
 from vision.trains import Layout, Train
 
 NOT_A_TILE = frozenset({Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.ACROSS_TWO, Reason.OTHER_POSE})
@@ -40,6 +46,141 @@ def sure_pips(tile: Sighting) -> tuple[int, int] | None:
     """The pips read, where they were read with confidence (a twin of a surer tile's reading too:
     it is a duplicate, judged as read)."""
     return tile.pips if tile.reason is None or tile.reason is Reason.READ_ALIKE else None
+
+
+@dataclass(frozen=True)
+class RulesPrior:
+    """How far a legal table may sway a reading. Each join of a train says two halves should be
+    alike (the engine's two halves, and each train's first inner end, its value): where a half's
+    reading is close between counts, the count that makes the joins match is taken, jointly for the
+    halves that meet. A half read surely is never changed, so a confident mismatch stays an
+    ``illegal_join``."""
+
+    sure: float = SURE
+    """A half read at least this surely is taken as read: the pip reader's SURE."""
+    close: float = 0.03
+    """Below ``sure``, the counts at least this share of the likeliest count's probability are the
+    half's candidates."""
+    mismatch: float = 0.05
+    """How likely a join is not to match, as the prior sees it (plays against the rules are rare):
+    a leaf takes the count that matches where that count is at least this share as likely as its own."""
+
+    def candidates(self, odds: np.ndarray) -> list[int]:
+        best = int(odds.argmax())
+        if odds[best] >= self.sure:
+            return [best]
+        return [count for count in np.argsort(-odds).tolist() if odds[count] >= self.close * odds[best]]
+
+
+RULES_PRIOR = RulesPrior()
+"""Chosen on the tuning tables (seed 77) by benchmarks/rules_prior.py (benchmarks/results/rules_prior.md)."""
+
+Half = tuple[int, int]
+"""A tile's half: (tile id, 0 or 1 as in its ``pips``)."""
+
+
+def with_rules_prior(tiles: Sequence[Sighting], layout: Layout, prior: RulesPrior = RULES_PRIOR) -> list[Sighting]:
+    """``tiles`` with the halves that meet at a train's joins read jointly (``RulesPrior``). Only a
+    half read surely (``prior.sure``) vouches for a count: unsure halves agreeing prove nothing (a
+    dark photo's halves are misread alike). A tile whose halves change takes its sure neighbours'
+    word as its confidence. A tile read unsurely stays unsure whatever its neighbours say: it is
+    flagged ``unreadable_tile``, not guessed (letting sure neighbours settle it gave as many false
+    flags of other kinds as it took away: benchmarks/HISTORY.md)."""
+    readable = {tile_id for tile_id, tile in enumerate(tiles) if _weighable(tile)}
+    chosen: dict[Half, int] = {}
+    vouched: dict[Half, list[int]] = {}
+    for centre, leaves in _meetings(layout):
+        centre = [half for half in centre if half[0] in readable]
+        leaves = [half for half in leaves if half[0] in readable]
+        odds = {half: _odds(tiles, half) for half in centre + leaves}
+        anchors = {half: int(each.argmax()) for half, each in odds.items() if each.max() >= prior.sure}
+        if not anchors or len(odds) < 2:
+            continue
+        options = sorted(set(anchors.values()))
+        alike, kept = _agree([odds[h] for h in centre], [odds[h] for h in leaves], options, prior)
+        chosen.update(zip(centre + leaves, alike + kept, strict=True))
+        for half in centre + leaves:
+            met = [other for other in centre + leaves if other != half and (half in centre or other in centre)]
+            vouched[half] = [anchors[other] for other in met if other in anchors]
+    revised = list(tiles)
+    for tile_id in {tile_id for tile_id, _ in chosen}:
+        tile = tiles[tile_id]
+        assert tile.pips is not None and tile.odds is not None
+        pips = (chosen.get((tile_id, 0), tile.pips[0]), chosen.get((tile_id, 1), tile.pips[1]))
+        if pips == tile.pips:
+            continue
+        sure = min(_posterior(tile.odds[side], pips[side], vouched.get((tile_id, side), []), prior) for side in (0, 1))
+        unsure = sure < MIN_CONFIDENCE or tile.reason is Reason.READ_UNSURE
+        reason = Reason.READ_UNSURE if unsure else None
+        revised[tile_id] = replace(tile, pips=pips, confidence=sure, reason=reason)
+    return revised
+
+
+def _weighable(tile: Sighting) -> bool:
+    """A reading the prior may weigh: pips and their odds, read surely or only unsurely (not a box
+    that is no tile, nor one the frame cuts or the detector doubts)."""
+    return (
+        tile.odds is not None and tile.pips is not None and tile.reason in (None, Reason.READ_UNSURE, Reason.READ_ALIKE)
+    )
+
+
+def _odds(tiles: Sequence[Sighting], half: Half) -> np.ndarray:
+    odds = tiles[half[0]].odds
+    assert odds is not None
+    return odds[half[1]]
+
+
+def _meetings(layout: Layout) -> list[tuple[list[Half], list[Half]]]:
+    """Where halves meet, as (halves that must be alike, halves that should match them): the
+    engine's two halves and each train's first inner end; then each join along a train."""
+    meetings: list[tuple[list[Half], list[Half]]] = []
+    firsts = [(train.tile_ids[0], train.inner_halves[0]) for train in layout.trains if train.tile_ids]
+    if layout.engine is not None:
+        meetings.append(([(layout.engine, 0), (layout.engine, 1)], firsts))
+    for train in layout.trains:
+        ends = list(zip(train.tile_ids, train.inner_halves, strict=True))
+        for (before, inner_before), (after, inner_after) in itertools.pairwise(ends):
+            meetings.append(([(before, 1 - inner_before)], [(after, inner_after)]))
+    return meetings
+
+
+def _agree(
+    centre: list[np.ndarray], leaves: list[np.ndarray], options: list[int], prior: RulesPrior
+) -> tuple[list[int], list[int]]:
+    """The counts of the ``centre`` halves (alike) and of each leaf, most likely jointly, the centre's
+    among ``options`` (counts a sure half vouches for): a leaf takes the centre's count where that
+    is one of its candidates and worth a match, else its own. Centre halves that cannot share an
+    option are each taken as read."""
+    penalty = math.log(prior.mismatch)
+    own = [int(odds.argmax()) for odds in leaves]
+    options = [value for value in options if all(value in prior.candidates(odds) for odds in centre)]
+    if not options:
+        return [int(odds.argmax()) for odds in centre], own
+    scored = []
+    for value in options:
+        score = sum(_log(odds[value]) for odds in centre)
+        for odds, mine in zip(leaves, own, strict=True):
+            matched = _log(odds[value]) if value in prior.candidates(odds) else -math.inf
+            score += max(matched, _log(odds[mine]) + penalty)
+        scored.append((score, value))
+    value = max(scored)[1]
+    kept = [value if value in prior.candidates(odds) and _log(odds[value]) >= _log(odds[mine]) + penalty else mine
+            for odds, mine in zip(leaves, own, strict=True)]  # fmt: skip
+    return [value] * len(centre), kept
+
+
+def _log(probability: float) -> float:
+    return math.log(max(float(probability), 1e-12))
+
+
+def _posterior(odds: np.ndarray, count: int, neighbours: list[int], prior: RulesPrior) -> float:
+    """The probability of ``count`` for a half, given the counts its sure neighbours at the joins read."""
+    weight = np.ones_like(odds)
+    for value in neighbours:
+        agrees = np.arange(len(odds)) == value
+        weight *= np.where(agrees, 1.0, prior.mismatch)
+    weighed = odds * weight
+    return float(weighed[count] / max(weighed.sum(), 1e-12))
 
 
 def train_pips(tiles: Sequence[Sighting], train: Train) -> list[tuple[int, int] | None]:

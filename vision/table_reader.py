@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.observation import Observation
 from vision.pipeline import HandScorer
-from vision.reconcile import in_layout, sure_pips, table_flags, train_pips
+from vision.reconcile import RULES_PRIOR, RulesPrior, in_layout, sure_pips, table_flags, train_pips, with_rules_prior
 from vision.trains import Hub, Layout, follow_trains
 
 
@@ -68,10 +68,12 @@ class TableReader:
         return read_table(self.scorer(image_bgr), self.highest)
 
 
-def read_table(seen: Observation, highest: int | None) -> Observation:
+def read_table(seen: Observation, highest: int | None, prior: RulesPrior | None = RULES_PRIOR) -> Observation:
     """``seen`` (the tiles found and read) with the table's layout and flags added: its tiles are
     every tile found (``Observation.found``: a table reading lists the tiles the frame cuts as
-    tiles, flagged ``unreadable_tile``), and the layout's indices point into them."""
+    tiles, flagged ``unreadable_tile``), and the layout's indices point into them. Where the
+    halves meeting at a train's joins were read close between counts, ``prior`` decides them
+    jointly (None: each as read)."""
     start = time.perf_counter()
     seen = replace(seen, tiles=seen.found, cut_by_frame=())
     part = [index for index, tile in enumerate(seen.tiles) if in_layout(tile)]
@@ -79,6 +81,8 @@ def read_table(seen: Observation, highest: int | None) -> Observation:
     doubles = [(pips := seen.tiles[index].pips) is not None and pips[0] == pips[1] for index in part]
     found = follow_trains([seen.tiles[index].corners for index in part], doubles)
     layout = _renumbered(found, part)
+    if prior is not None:
+        seen = replace(seen, tiles=tuple(with_rules_prior(seen.tiles, layout, prior)))
     flags = table_flags(seen.tiles, layout, highest)
     spent = (time.perf_counter() - start) * 1000
     return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags)).with_stage("trains", spent)

@@ -12,7 +12,7 @@ whose sure counts are all 6 or less is then impossible).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +64,9 @@ class Reading:
     over_set: bool = False
     """Whether a half was read surely (SURE) as more pips than the set given allows: the photo
     says the set is larger."""
+    odds: np.ndarray | None = field(default=None, compare=False)
+    """``(2, COUNTS)``: each half's probability of each count, in ``pips``' order (counts above the
+    set at 0), for a rules prior to weigh a half's close candidates (``vision.reconcile``)."""
 
     @property
     def uncertain(self) -> bool:
@@ -124,10 +127,11 @@ class PipReader:
         refused = uncountable.reshape(-1, 2).any(axis=1).tolist()
         readings = []
         over = over_set.any(axis=1).tolist()
-        for (first, second), sure, cut, blank, above in zip(*pairs, beyond, refused, over, strict=True):  # cheaper
+        odds = probabilities.reshape(-1, 2, COUNTS)
+        for (first, second), sure, cut, blank, above, each in zip(*pairs, beyond, refused, over, odds, strict=True):
             unsure = min(sure) < self.min_confidence  # a half holding no count is read at 0: unsure too
             why = BEYOND_FRAME if cut else (HOLDS_NO_COUNT if blank else UNSURE) if unsure else None
-            readings.append(Reading((first, second), (sure[0], sure[1]), why, above))
+            readings.append(Reading((first, second), (sure[0], sure[1]), why, above, each))
         return readings
 
 
