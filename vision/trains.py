@@ -36,7 +36,9 @@ POINTS_AT = 0.9
 """|cos| of the angle between a first tile's axis and the line to the engine's centre."""
 LEAST_TRAINS = 2
 """An engine is told from a double in a line of play by the trains it starts: at least this many
-(a table with only one train laid is not told from a line of play by geometry)."""
+(a table with only one train laid is not told from a line of play by geometry), not counting those
+that start with a double (a legal first tile never is one: the engine is the only double with its
+number; doubles scattered round another, as in a hand photo, looked like an engine's trains)."""
 OFF_LINE = 0.5
 """A first tile's axis passes this many tile widths from the engine's centre, or nearer."""
 END_GAP = 0.45
@@ -155,7 +157,8 @@ def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, l
         if not is_double or any(_touch(shapes[candidate], other) for other in shapes if other is not shapes[candidate]):
             continue
         starts = _starts(shapes, doubles, candidate)
-        if len(starts) < LEAST_TRAINS or not _hub_clear(shapes, candidate, starts):
+        legal = sum(not doubles[step.tile] for step in starts)
+        if legal < LEAST_TRAINS or not _hub_clear(shapes, candidate, starts):
             continue
         closeness = -sum(step.error for step in starts)
         if (len(starts), closeness) > best[:2]:
