@@ -153,19 +153,24 @@ def _agree(
     option are each taken as read."""
     penalty = math.log(prior.mismatch)
     own = [int(odds.argmax()) for odds in leaves]
+    open_to = [set(prior.candidates(odds)) for odds in leaves]
     options = [value for value in options if all(value in prior.candidates(odds) for odds in centre)]
     if not options:
         return [int(odds.argmax()) for odds in centre], own
+
+    def leaf(value: int, odds: np.ndarray, mine: int, candidates: set[int]) -> tuple[float, int]:
+        """A leaf's log-probability and count beside a centre read ``value``: the match, or its own at
+        the mismatch's cost, whichever is likelier."""
+        if value in candidates and _log(odds[value]) >= _log(odds[mine]) + penalty:
+            return _log(odds[value]), value
+        return _log(odds[mine]) + penalty, mine
+
     scored = []
     for value in options:
-        score = sum(_log(odds[value]) for odds in centre)
-        for odds, mine in zip(leaves, own, strict=True):
-            matched = _log(odds[value]) if value in prior.candidates(odds) else -math.inf
-            score += max(matched, _log(odds[mine]) + penalty)
-        scored.append((score, value))
-    value = max(scored)[1]
-    kept = [value if value in prior.candidates(odds) and _log(odds[value]) >= _log(odds[mine]) + penalty else mine
-            for odds, mine in zip(leaves, own, strict=True)]  # fmt: skip
+        answers = [leaf(value, *each) for each in zip(leaves, own, open_to, strict=True)]
+        score = sum(_log(odds[value]) for odds in centre) + sum(part for part, _ in answers)
+        scored.append((score, value, [count for _, count in answers]))
+    _, value, kept = max(scored, key=lambda option: option[:2])
     return [value] * len(centre), kept
 
 
