@@ -575,11 +575,17 @@ def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same
     rng = np.random.default_rng(0)
     scenes = [rng.integers(0, 256, (240, 320, 3), np.uint8) for _ in range(3)]
     images = [padded_blob(view_of(scene, 128))[0] for scene in scenes]
-    model = rebuild(export, OBB_NAMES, images[:2])
+    model = rebuild(export, OBB_NAMES[:3], images[:2])  # the hand detector's three classes
     with torch.no_grad():
         rebuilt = model(torch.from_numpy(images[2][None]))[0].numpy()
     exported = cpu_session(export, "the tile detector").run(None, {"images": images[2][None]})[0]
     assert np.abs(rebuilt - exported).max() < 0.02  # pixels and scores alike: float rounding only
+    grown = rebuild(export, OBB_NAMES, images[:2])  # markers and hubs too: their class rows are new
+    with torch.no_grad():
+        more = grown(torch.from_numpy(images[2][None]))[0].numpy()
+    assert more.shape[1] == exported.shape[1] + len(OBB_NAMES) - 3
+    kept_rows = [*range(4 + 3), more.shape[1] - 1]  # box, the three classes, angle
+    assert np.abs(more[:, kept_rows] - exported).max() < 0.02
     saved = save_checkpoint(model, tmp_path / "start.pt", export, 128)  # as Ultralytics loads starting weights
     with torch.no_grad():
         loaded = _offline_ultralytics()(str(saved)).model.float().eval()(torch.from_numpy(images[2][None]))[0]

@@ -13,8 +13,9 @@ import pytest
 from vision.synth.camera import CameraChoice, random_camera
 from vision.synth.face import _dimples, render_back, render_face
 from vision.synth.pips import HELD_OUT, LAYOUTS, MAX_PIPS, layout, pip_radius
-from vision.synth.scene import FLAT_MM, FULL, Scene, SceneOptions, make_scene, render
+from vision.synth.scene import FLAT_MM, FULL, MARKER_SHAPES, Scene, SceneOptions, make_scene, render
 from vision.synth.styles import TileStyle, luminance
+from vision.trains import MARKER_REACH, Shape, widths_off
 
 HALF_PX = 160
 
@@ -112,6 +113,25 @@ def test_table_labels_hold_hub_engine_trains_and_flags():
         # a face-up tile whose halves leave the frame cannot be read, and is not counted
         counted = [tile for tile in label["tiles"] if tile["pose"] == "face_up" and not tile["unreadable"]]
         assert label["total_pips"] == sum(sum(tile["pips"]) for tile in counted)
+
+
+def test_table_labels_place_each_marker_by_its_train_and_box_the_hub():
+    shapes, seen = set(), 0
+    for seed in range(12):
+        scene = make_scene("table", seed)
+        _, label = render(scene)
+        marked = {index for index, train in enumerate(label["trains"]) if train["marker"]}
+        assert {marker["train"] for marker in label["markers"]} <= marked
+        for marker in label["markers"]:
+            tiles = label["trains"][marker["train"]]["tiles"]
+            ends = [Shape.of(np.array(label["tiles"][index]["corners"])) for index in (tiles[0], tiles[-1])]
+            centre = np.mean(marker["corners"], axis=0)
+            assert min(widths_off(end, centre) for end in ends) <= MARKER_REACH
+        seen += len(label["markers"])
+        shapes |= {marker.shape for marker in scene.markers}
+        hub = np.array(label["hub"]["corners"], np.float32)
+        assert cv2.pointPolygonTest(hub, tuple(map(float, label["hub"]["centre"])), False) > 0
+    assert seen >= 10 and shapes == set(MARKER_SHAPES)
 
 
 def tile_shares(options, seeds) -> np.ndarray:

@@ -13,7 +13,7 @@ from api.cli import main
 from vision.data.labels import FACE_UP, STANDING
 from vision.data.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
 from vision.eval.run import read_predictions
-from vision.synth.dataset import OBB_CLASSES, export_crops, export_yolo_obb, write_set
+from vision.synth.dataset import HUB_CLASS, MARKER_CLASS, OBB_CLASSES, export_crops, export_yolo_obb, write_set
 from vision.synth.scene import SceneOptions, make_scene
 
 REAL = real_root()
@@ -103,6 +103,16 @@ def test_yolo_obb_export_writes_normalised_corners_and_classes(hand_set, tmp_pat
     assert int(first[0]) == OBB_CLASSES[label.tiles[0].pose] and len(first) == 9
     corners = np.array(first[1:], float).reshape(4, 2) * (label.width, label.height)
     assert np.allclose(corners, np.clip(label.tiles[0].corners, 0, [label.width, label.height]), atol=0.01)
+
+
+def test_yolo_obb_export_boxes_a_tables_markers_and_hub_too(tmp_path):
+    write_set("table", 2, seed=5, out_dir=tmp_path / "tables", workers=1, progress=False)
+    export_yolo_obb(load_folder(tmp_path / "tables"), tmp_path / "obb", val_share=0.0)
+    for label in load_folder(tmp_path / "tables"):
+        lines = (tmp_path / "obb" / "labels" / "train" / f"{label.source}_{label.path.stem}.txt").read_text()
+        classes = [int(line.split()[0]) for line in lines.splitlines()]
+        assert classes.count(MARKER_CLASS) == len(label.extra["markers"]) and classes.count(HUB_CLASS) == 1
+        assert len(classes) == len(label.tiles) + len(label.extra["markers"]) + 1
 
 
 def test_yolo_obb_export_can_write_images_halved_as_the_detector_will_see_them(hand_set, tmp_path):

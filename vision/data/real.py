@@ -69,7 +69,11 @@ def label_from_json(data: dict[str, Any], image_path: Path, source: str) -> Labe
         )
         for tile in data["tiles"]
     )
-    extra = {key: data[key] for key in ("notes", "total_pips", "hub", "engine", "trains", "kind", "set") if key in data}
+    extra = {
+        key: data[key]
+        for key in ("notes", "total_pips", "hub", "engine", "trains", "markers", "kind", "set")
+        if key in data
+    }
     return LabelledImage(
         path=image_path,
         width=int(data["width"]),

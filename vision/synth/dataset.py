@@ -26,11 +26,14 @@ from vision.read.halves import rectify
 from vision.sampling import halved_towards
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 
-GENERATOR_VERSION = 13
+GENERATOR_VERSION = 14
 """Bump when a change to the renderer changes what a seed draws."""
 
 OBB_CLASSES = {FACE_UP: 0, FACE_DOWN: 1, STANDING: 2}
-OBB_NAMES = ["tile", "tile_face_down", "tile_standing"]
+MARKER_CLASS, HUB_CLASS = 3, 4
+OBB_NAMES = ["tile", "tile_face_down", "tile_standing", "marker", "hub"]
+"""The table detector's classes; the hand detector (trained before markers and hubs were labelled)
+knows the first three."""
 
 
 def image_seed(set_seed: int, index: int) -> int:
@@ -142,11 +145,15 @@ def export_yolo_obb(
                 target.symlink_to(label.path.resolve())
             else:
                 cv2.imwrite(str(target), halved_towards(read_image(label.path), halved_towards_px)[0])
+        boxes = [(OBB_CLASSES[tile.pose], tile.corners) for tile in label.tiles]
+        boxes += [(MARKER_CLASS, np.array(marker["corners"])) for marker in label.extra.get("markers", [])]
+        hub = label.extra.get("hub")
+        if hub and "corners" in hub:
+            boxes.append((HUB_CLASS, np.array(hub["corners"])))
         lines = []
-        for tile in label.tiles:
-            points = tile.corners / np.array([label.width, label.height], np.float32)
-            points = np.clip(points, 0.0, 1.0)
-            lines.append(" ".join([str(OBB_CLASSES[tile.pose]), *(f"{value:.6f}" for value in points.reshape(-1))]))
+        for kind, corners in boxes:
+            points = np.clip(corners / np.array([label.width, label.height], np.float32), 0.0, 1.0)
+            lines.append(" ".join([str(kind), *(f"{value:.6f}" for value in points.reshape(-1))]))
         (out_dir / "labels" / split / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     data = out_dir / "data.yaml"
     names = "\n".join(f"  {index}: {name}" for index, name in enumerate(OBB_NAMES))

@@ -47,6 +47,12 @@ MARKER_COLOURS = (
     (20, 20, 20),
     (40, 120, 240),
 )
+HUB_LOOKS = ("notched", "ringed", "plain")
+"""Hubs' tops: a notch for each slot, a band of another colour round the rim, or plain."""
+MARKER_SHAPES = ("locomotive", "token", "peg", "wagon")
+"""Sets come with little engines, but players use coins, pegs and wagons too."""
+MARKER_PLACES = ("beside_end", "past_end", "at_start")
+"""Where a marker stands: beside the train's last tile, past its open end, or at its start by the hub."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,16 @@ class Train:
 
 
 @dataclass
+class Marker:
+    centre_mm: tuple[float, float]
+    angle: float
+    colour: tuple[int, int, int]
+    shape: str
+    train: int
+    """Index of the train it marks in the scene's trains."""
+
+
+@dataclass
 class Scene:
     kind: str
     seed: int
@@ -158,7 +174,7 @@ class Scene:
     engine: int | None = None
     """Index of the engine double among the tiles."""
     trains: list[Train] = field(default_factory=list)
-    markers: list[tuple[tuple[float, float], float, tuple[int, int, int]]] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
 
     def extent_mm(self) -> tuple[np.ndarray, float]:
@@ -314,12 +330,15 @@ def _lay_table(scene: Scene, rng: random.Random) -> None:
     hub_radius = length * rng.uniform(1.1, 1.5)
     hub_height = thickness * rng.uniform(0.6, 1.2)
     hub_colour = rng.choice([(150, 150, 150), (60, 150, 200), (40, 40, 160), (30, 30, 30), (200, 200, 200)])
+    if rng.random() < 0.3:  # any colour at all
+        hub_colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
     scene.hub = {
         "centre_mm": (0.0, 0.0),
         "radius_mm": hub_radius,
         "height_mm": hub_height,
         "colour": hub_colour,
         "slots": slots,
+        "look": rng.choice(HUB_LOOKS),
     }
     pool = [tile for tile in _shuffled_set(scene.highest, rng) if tile != (engine_number, engine_number)]
     footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
@@ -337,7 +356,7 @@ def _lay_table(scene: Scene, rng: random.Random) -> None:
         _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, rng.randint(0, 8))
         scene.trains.append(train)
         if train.tiles and owner != "mexican" and rng.random() < 0.35:
-            train.marker = _add_marker(scene, train, footprints, rng)
+            train.marker = _add_marker(scene, len(scene.trains) - 1, footprints, rng)
     for _ in range(rng.randint(0, 4)):  # loose tiles around the table
         radius = hub_radius + length * rng.uniform(3, 6)
         angle = rng.uniform(0, 2 * math.pi)
@@ -390,18 +409,32 @@ def _grow_train(
     return position, direction
 
 
-def _add_marker(scene: Scene, train: Train, footprints: list[Any], rng: random.Random) -> bool:
-    """A small train marker beside the train's last tile, if there is room for it."""
-    last = scene.tiles[train.tiles[-1]]
+def _add_marker(scene: Scene, train_index: int, footprints: list[Any], rng: random.Random) -> bool:
+    """A small train marker of some shape and colour by the train, if there is room for it."""
+    train = scene.trains[train_index]
     width = scene.style.size_mm[1]
-    across = np.array([-math.sin(last.angle), math.cos(last.angle)]) * width * rng.choice([-1, 1]) * 1.1
-    centre = np.array(last.centre_mm) + across
-    angle = last.angle + rng.uniform(-0.4, 0.4)
-    footprint = ((float(centre[0]), float(centre[1])), angle, (width * 0.9, width * 0.45))
+    place = rng.choice(MARKER_PLACES)
+    by = scene.tiles[train.tiles[0] if place == "at_start" else train.tiles[-1]]
+    along = np.array([math.cos(by.angle), math.sin(by.angle)])
+    across = np.array([-along[1], along[0]])
+    reach = max(scene.style.size_mm[0], width) / 2
+    if place == "past_end":
+        centre = np.array(by.centre_mm) + along * (reach + width * 0.7)
+    else:  # beside the tile, towards its start when at the start
+        back = -rng.uniform(0.0, 0.3) if place == "at_start" else rng.uniform(-0.3, 0.3)
+        centre = np.array(by.centre_mm) + across * width * rng.choice([-1, 1]) * 1.1 + along * reach * back
+    angle = by.angle + rng.uniform(-0.4, 0.4)
+    footprint = ((float(centre[0]), float(centre[1])), angle, (width * 0.9, width * 0.5))
     if any(_overlap(footprint, other) for other in footprints):
         return False
+    if scene.hub is not None and _reaches(footprint, scene.hub["centre_mm"], scene.hub["radius_mm"]):
+        return False
     footprints.append(footprint)
-    scene.markers.append((footprint[0], angle, MARKER_COLOURS[train.slot % len(MARKER_COLOURS)]))
+    if rng.random() < 0.5:
+        colour = MARKER_COLOURS[rng.randrange(len(MARKER_COLOURS))]
+    else:  # any colour at all
+        colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+    scene.markers.append(Marker(footprint[0], angle, colour, rng.choice(MARKER_SHAPES), train_index))
     return True
 
 
@@ -603,18 +636,35 @@ def _objects(
             top, bottom = (face, back) if tile.pose == FACE_UP else (back, face)
             box = Box(base, (a, b, UP), (length, width, thickness), scene.style.body, {"top": top, "bottom": bottom})
         objects.append((box, index))
-    for (x, y), angle, colour in scene.markers:
-        a = np.array([math.cos(angle), math.sin(angle), 0.0])
-        b = np.cross(UP, a)
-        body = Box(np.array([x, y, 0.0]), (a, b, UP), (width * 0.9, width * 0.45, width * 0.3), colour)
-        cab = Box(
-            np.array([x, y, width * 0.3]) - a * width * 0.25,
-            (a, b, UP),
-            (width * 0.35, width * 0.45, width * 0.3),
-            colour,
-        )
-        objects += [(body, None), (cab, None)]
+    for marker in scene.markers:
+        objects += [(part, None) for part in marker_parts(marker, width)]
     return objects, hidden
+
+
+def marker_parts(marker: Marker, width: float) -> list[Box | Prism]:
+    """The boxes and prisms a marker of ``marker.shape`` is drawn as, about ``width`` (a tile's
+    width) long."""
+    x, y = marker.centre_mm
+    a = np.array([math.cos(marker.angle), math.sin(marker.angle), 0.0])
+    axes = (a, np.cross(UP, a), UP)
+    base, colour = np.array([x, y, 0.0]), marker.colour
+    if marker.shape == "token":  # a coin or counter
+        return [Prism(base, width * 0.32, width * 0.15, colour, _plain_top(colour))]
+    if marker.shape == "peg":
+        return [Box(base, axes, (width * 0.35, width * 0.35, width * 0.7), colour)]
+    body = Box(base, axes, (width * 0.9, width * 0.45, width * 0.3), colour)
+    if marker.shape == "wagon":  # a low car with a roof
+        return [body, Box(base + UP * width * 0.3, axes, (width * 0.8, width * 0.35, width * 0.08), colour)]
+    cab = Box(base + UP * width * 0.3 - a * width * 0.25, axes, (width * 0.35, width * 0.45, width * 0.3), colour)
+    chimney = Box(base + UP * width * 0.3 + a * width * 0.28, axes, (width * 0.12, width * 0.12, width * 0.2), colour)
+    return [body, cab, chimney]
+
+
+def _plain_top(colour: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    side = 64
+    alpha = np.zeros((side, side), np.uint8)
+    cv2.circle(alpha, (side // 2, side // 2), side // 2 - 1, 255, -1, cv2.LINE_AA)
+    return np.full((side, side, 3), colour, np.uint8), alpha
 
 
 def _texture_width(camera: Any, length_mm: float, at_mm: np.ndarray) -> int:
@@ -624,13 +674,18 @@ def _texture_width(camera: Any, length_mm: float, at_mm: np.ndarray) -> int:
 
 
 def _hub_top(hub: dict[str, Any], rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
-    """The hub's top: a disc with a recess for the engine and a notch for every slot."""
+    """The hub's top: a disc with a recess for the engine, and its look (``HUB_LOOKS``)."""
     side = 256
     colour = np.full((side, side, 3), hub["colour"], np.uint8)
     darker = tuple(int(c * 0.7) for c in hub["colour"])
     centre = (side // 2, side // 2)
+    look = hub.get("look", "notched")
+    if look == "ringed":
+        band = tuple(rng.randrange(256) for _ in range(3))
+        cv2.circle(colour, centre, int(side * 0.49), band, -1, cv2.LINE_AA)
+        cv2.circle(colour, centre, int(side * 0.36), hub["colour"], -1, cv2.LINE_AA)
     cv2.circle(colour, centre, int(side * 0.3), darker, 2, cv2.LINE_AA)
-    for slot in range(hub["slots"]):
+    for slot in range(hub["slots"] if look != "plain" else 0):
         angle = 2 * math.pi * slot / hub["slots"]
         start = (int(centre[0] + side * 0.36 * math.cos(angle)), int(centre[1] + side * 0.36 * math.sin(angle)))
         end = (int(centre[0] + side * 0.49 * math.cos(angle)), int(centre[1] + side * 0.49 * math.sin(angle)))
@@ -682,6 +737,8 @@ def _label(
         "flags": scene.flags,
         "notes": f"synthetic {scene.kind} seed={scene.seed} table={scene.table}",
     }
+    markers = [_marker_label(marker, scene.style.size_mm[1], camera) for marker in scene.markers]
+    label["markers"] = [marker for marker in markers if is_in_view(marker["corners"], width, height)]
     if scene.hub is not None:
         label["hub"] = _hub_label(scene.hub, camera)
         label["engine"] = scene.engine
@@ -692,13 +749,29 @@ def _label(
     return label
 
 
+def _marker_label(marker: Marker, width: float, camera: Any) -> dict[str, Any]:
+    """The smallest rectangle round a marker in the photo, and the train it marks."""
+    points = np.vstack([camera.project(part.outline()) for part in marker_parts(marker, width)])
+    corners = cv2.boxPoints(cv2.minAreaRect(points.astype(np.float32)))
+    return {"corners": np.round(corners, 1).tolist(), "train": marker.train}
+
+
+def is_in_view(corners: list[list[float]], width: int, height: int) -> bool:
+    """Whether a rectangle's centre lies in the frame."""
+    x, y = np.mean(corners, axis=0)
+    return 0 <= x < width and 0 <= y < height
+
+
 def _hub_label(hub: dict[str, Any], camera: Any) -> dict[str, Any]:
     """The hub's centre and mean radius in pixels (its rim is an ellipse when the camera is tilted)."""
     angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
     radius, height = hub["radius_mm"], hub["height_mm"]
     rim = camera.project(np.stack([radius * np.cos(angles), radius * np.sin(angles), np.full(16, height)], axis=1))
     centre = camera.project(np.array([[0.0, 0.0, height]]))[0]
+    base = camera.project(np.stack([radius * np.cos(angles), radius * np.sin(angles), np.zeros(16)], axis=1))
+    corners = cv2.boxPoints(cv2.minAreaRect(np.vstack([rim, base]).astype(np.float32)))
     return {
         "centre": np.round(centre, 1).tolist(),
         "radius": round(float(np.linalg.norm(rim - centre, axis=1).mean()), 1),
+        "corners": np.round(corners, 1).tolist(),
     }

@@ -53,10 +53,10 @@ def rebuild(
         (name, module) for name, module in model.named_modules()
         if isinstance(module, torch.nn.Conv2d) and id(module) not in inside_folded
     ]  # fmt: skip  # the heads' last layers, and the fixed distribution-to-distance one
-    for name, module in plain:
-        module.weight.data = _take(weights, f"{name}.weight", module.weight, used)
+    for name, module in plain:  # a class head may have grown: its new classes start as built
+        module.weight.data = _take(weights, f"{name}.weight", module.weight, used, grown=True)
         if module.bias is not None:
-            module.bias.data = _take(weights, f"{name}.bias", module.bias, used)
+            module.bias.data = _take(weights, f"{name}.bias", module.bias, used, grown=True)
     biases = [_take(weights, f"{name}.conv.bias", module.bn.bias, used) for name, module in folded]
     means, variances = _conv_statistics(model, [module for _, module in folded], biases, calibration)
     for (_, module), bias, mean, variance in zip(folded, biases, means, variances, strict=True):
@@ -71,16 +71,22 @@ def rebuild(
     return model
 
 
-def _take(weights: dict[str, np.ndarray], name: str, like: Any, used: set[str]) -> Any:
+def _take(weights: dict[str, np.ndarray], name: str, like: Any, used: set[str], grown: bool = False) -> Any:
+    """The export's ``name`` shaped as ``like``; ``grown``: it may have fewer output channels (a class
+    head of a model with more classes), which fill ``like``'s first ones, the rest kept."""
     import torch
 
     if name not in weights:
         raise ValueError(f"the export has no {name}: not a detector of this model yaml with these classes")
-    value = torch.from_numpy(weights[name])
-    if tuple(value.shape) != tuple(like.shape):
-        raise ValueError(f"{name} is {tuple(value.shape)} in the export, {tuple(like.shape)} in the model")
+    value = torch.from_numpy(weights[name]).float()
     used.add(name)
-    return value.float()
+    if tuple(value.shape) == tuple(like.shape):
+        return value
+    if grown and value.shape[1:] == like.shape[1:] and value.shape[0] < like.shape[0]:
+        taken = like.detach().clone().float()
+        taken[: value.shape[0]] = value
+        return taken
+    raise ValueError(f"{name} is {tuple(value.shape)} in the export, {tuple(like.shape)} in the model")
 
 
 def _conv_statistics(
