@@ -3,12 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Synthetic hands for measuring, never trained on; named by the generator version that drew them.
-EVAL_HANDS := out/synth/eval-hand-v13
+EVAL_HANDS := out/synth/eval-hand-v14
 # The same kind of hands photographed 45-60 degrees off vertical, as from a chair (the detector's
 # usual training stops at 45).
-STEEP_HANDS := out/synth/steep-hand-v13
+STEEP_HANDS := out/synth/steep-hand-v14
 # Tables in play for measuring `hubcam analyze` (seed 78: never trained on, nor tuned on: that was seed 77).
-EVAL_TABLES := out/synth/eval-table-v13
+EVAL_TABLES := out/synth/eval-table-v14
 
 .PHONY: run test bench eval realism train-deps clean
 

@@ -503,7 +503,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision.draw import MAGENTA, RED, banner, draw_layout, draw_tile, thickness_for
+    from vision.draw import MAGENTA, RED, banner, draw_layout, draw_markers, draw_tile, thickness_for
     from vision.table_reader import Seats, TableReader, analysis_json
 
     seats = None
@@ -531,6 +531,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             centres = np.array([tile.corners.mean(axis=0) for tile in seen.tiles]).reshape(-1, 2)
             hub = None if layout.hub is None else (layout.hub.centre, layout.hub.radius)
             draw_layout(image, centres, hub, [t.tile_ids for t in layout.trains], layout.engine, thickness)
+            draw_markers(image, [m.corners for m in seen.markers], [m["train"] for m in result["markers"]], thickness)
             flags = len(result["flags"])
             banner(image, f"{len(layout.trains)} trains, {flags} {'flag' if flags == 1 else 'flags'}", thickness)
             cv2.imwrite(str(args.overlay / overlay_name(path, overlays)), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
@@ -576,7 +577,8 @@ def analysis_text(result: dict[str, Any]) -> str:
             else f" ({'Mexican train' if train['owner'] == 'mexican' else 'seat ' + str(train['owner'])})"
         )
         played = " ".join(pips(pair) for pair in train["pips"])
-        lines.append(f"  train {number + 1} at {train['slot_angle']:.0f} deg{owner}: {played}")
+        marker = ", its marker out" if train["marker"] else ""
+        lines.append(f"  train {number + 1} at {train['slot_angle']:.0f} deg{owner}{marker}: {played}")
     for chain in result["chains"]:
         lines.append("  line of play: " + " ".join(pips(pair) for pair in chain["pips"]))
     if result["loose"]:

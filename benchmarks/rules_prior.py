@@ -1,6 +1,6 @@
 """What the rules prior changes (``vision.reconcile.RULES_PRIOR``), and choosing its settings.
 
-    python -m benchmarks.rules_prior [--set out/synth/tune-table-v13] [--limit N]
+    python -m benchmarks.rules_prior [--set out/synth/tune-table-v14] [--limit N]
         [--sure 0.75] [--close 0.01,0.03,0.1] [--mismatch 0.01,0.05]
 
 Finds and reads each table once (``hubcam analyze``'s pipeline), then follows its trains and judges
@@ -27,10 +27,9 @@ from benchmarks.report import write_report
 from vision.data.real import load_folder
 from vision.eval.metrics import Rate, score_image, summarise
 from vision.observation import Observation
-from vision.pipeline import HandScorer
 from vision.read.pip_reader import SURE
 from vision.reconcile import RULES_PRIOR, RulesPrior
-from vision.table_reader import read_table
+from vision.table_reader import TableReader, read_table
 
 MEASURES = (
     "tables with every train right",
@@ -62,7 +61,7 @@ def named(prior: RulesPrior) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=Path("out/synth/tune-table-v13"))
+    parser.add_argument("--set", type=Path, default=Path("out/synth/tune-table-v14"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--sure", default=f"{SURE:g}")
     parser.add_argument("--close", default="0.01,0.03,0.1")
@@ -71,7 +70,7 @@ def main() -> None:
     if not args.set.is_dir():
         raise SystemExit(f"{args.set} is not a folder of labelled tables: render it first (make eval renders them)")
     labels = load_folder(args.set)[: args.limit]
-    scorer = HandScorer()  # the set judged from the photo, as make eval reads tables
+    scorer = TableReader().scorer  # the set judged from the photo, as make eval reads tables
     seen = [scorer(cv2.imread(str(args.set.parent / label.name))) for label in tqdm(labels, desc="reading tables")]
     settings = [
         RulesPrior(sure, close, mismatch)

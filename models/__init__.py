@@ -8,7 +8,9 @@ from pathlib import Path
 
 FOLDER = Path(__file__).resolve().parent
 DETECTOR = FOLDER / "tile-detector" / "model.onnx"
-"""Finds tiles (face up, face down, standing) as oriented boxes."""
+"""Finds tiles (face up, face down, standing) as oriented boxes: the hand scorer's."""
+TABLE_DETECTOR = FOLDER / "table-detector" / "model.onnx"
+"""Finds tiles, train markers and the hub on tables: the table reader's."""
 COUNTER = FOLDER / "pip-counter" / "model.onnx"
 """Counts the pips on one half of a tile."""
 REFINER = FOLDER / "box-refiner" / "model.onnx"

@@ -363,7 +363,7 @@ def test_tiles_of_spread_sizes_are_looked_at_square_on_and_again_while_they_look
     scorer = pipeline.HandScorer(
         slant=1.4, spread_slant=spread_slant, slant_again=slant_again, foreshortened=None, square_on_looks=most
     )
-    corners, scores, proposals = scorer.find_tiles(image)
+    corners, scores, proposals, _ = scorer.find_tiles(image)
     seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.7)
     monkeypatch.setattr(pipeline, "table_plane", lambda corners: TablePlane(np.eye(3), 1.2))
@@ -385,7 +385,7 @@ def test_tiles_longer_for_their_width_than_a_face_are_looked_at_square_on(
     path, _ = photo
     image = cv2.imread(str(path))
     scorer = pipeline.HandScorer(foreshortened=foreshortened, square_on_looks=3)
-    corners, scores, proposals = scorer.find_tiles(image)
+    corners, scores, proposals, _ = scorer.find_tiles(image)
     monkeypatch.setattr(pipeline, "FORESHORTENED_TILES", len(corners))  # the photo's boxes are enough to tell
     seen = shapes_looked_at(scorer, monkeypatch)
     monkeypatch.setattr(pipeline, "size_spread", lambda corners: 1.0)
@@ -403,7 +403,7 @@ def test_boxes_found_in_a_redrawn_view_are_refined_there_or_in_the_photo(photo, 
     path, _ = photo
     image = cv2.imread(str(path))
     scorer = pipeline.HandScorer(slant=1.1, refine_in_view=in_view, foreshortened=None, square_on_looks=1)
-    corners, scores, proposals = scorer.find_tiles(image)
+    corners, scores, proposals, _ = scorer.find_tiles(image)
     refine, refined_in = scorer.refiner, []
 
     def recorded(image_bgr, corners, placed=None, refine=refine):

@@ -252,3 +252,6 @@ def test_a_box_the_detector_also_saw_in_another_pose_is_told():
     assert seen_in_other_pose(tiles, proposals, 0.5) == [True, True, False]
     assert seen_in_other_pose(tiles, proposals, None) == [False] * 3
     assert seen_in_other_pose(tiles, NO_PROPOSALS, 1.5) == [False] * 3
+    # a table detector's marker and hub classes are no pose: the engine lies on the hub
+    on_the_hub = Proposals(np.array([[0, 0], [1, 0]], np.float32), np.array([[0.9, 0, 0, 0, 0], [0, 0, 0, 0.1, 0.95]]))
+    assert seen_in_other_pose(tiles[:1], on_the_hub, 0.7) == [False]

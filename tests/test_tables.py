@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from api.cli import main
-from models import COUNTER, DETECTOR
+from models import COUNTER, DETECTOR, TABLE_DETECTOR
 from vision.data.real import label_from_json
 from vision.eval.metrics import score_image
 from vision.eval.tables import _inside
-from vision.observation import Observation, Reason, Sighting
+from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
 from vision.synth.scene import make_scene, render
-from vision.table_reader import Seats, read_table
+from vision.table_reader import Seats, analysis_json, read_table
 from vision.trains import Layout, Train, follow_trains
 
 LENGTH, WIDTH = 40.0, 20.0
@@ -190,7 +190,7 @@ def test_a_labelled_line_is_found_inside_a_line_read_either_way_round():
     assert not _inside((3, 5), [(1, 2, 3, 4, 5)])
 
 
-@pytest.mark.parametrize("seed", [3, 8, 11])
+@pytest.mark.parametrize("seed", [0, 3, 8, 11, 13])
 def test_a_rendered_table_read_on_its_labelled_corners_and_pips_is_scored_right(seed):
     image, data = render(make_scene("table", seed), (1280, 960), clean=True)
     label = label_from_json({**data, "image": "table.jpg"}, __import__("pathlib").Path("table.jpg"), "synthetic")
@@ -198,10 +198,15 @@ def test_a_rendered_table_read_on_its_labelled_corners_and_pips_is_scored_right(
         Sighting(tile.corners, tile.pips, reason=Reason.BEYOND_FRAME if tile.unreadable else None)
         for tile in label.tiles
     )
-    reading = read_table(Observation(tiles, label.width, label.height), label.extra["set"])
+    markers = tuple(Marker(np.array(marker["corners"], np.float32), 1.0) for marker in label.extra["markers"])
+    reading = read_table(Observation(tiles, label.width, label.height, markers=markers), label.extra["set"])
     score = score_image(label, reading).table
     assert score is not None and score.engine_right and score.hub_found and score.trains_right
     assert score.flags == {kind: (right, right, right) for kind, (right, _, _) in score.flags.items()}
+    assert score.markers == (len(markers), len(markers), len(markers))
+    result = analysis_json(reading, "table.jpg")
+    assert sum(train["marker"] is True for train in result["trains"]) == len(markers)
+    assert all(marker["train"] is not None for marker in result["markers"])
 
 
 def test_a_seat_map_names_owners_and_a_bad_one_is_refused():
@@ -211,7 +216,9 @@ def test_a_seat_map_names_owners_and_a_bad_one_is_refused():
         Seats.from_json({"slots": [0, 1]})
 
 
-needs_models = pytest.mark.skipif(not (DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/")
+needs_models = pytest.mark.skipif(
+    not (DETECTOR.exists() and TABLE_DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/"
+)
 
 
 @needs_models
@@ -230,10 +237,14 @@ def test_analyze_json_has_the_promised_shape(tmp_path, capsys):
         "trains",
         "chains",
         "loose",
+        "markers",
         "flags",
         "timings_ms",
     }
     assert expected <= set(result)
+    for marker in result["markers"]:
+        assert set(marker) == {"corners", "confidence", "train"}
+        assert marker["train"] is None or result["trains"][marker["train"]]["marker"] is True
     for train in result["trains"]:
         assert set(train) == {"slot_angle", "owner", "tile_ids", "pips", "open_end", "marker"}
         assert 0 <= train["slot_angle"] < 360

@@ -74,3 +74,13 @@ def draw_layout(image_bgr: np.ndarray, centres: np.ndarray, hub: tuple[tuple[flo
         points = np.round(np.array(path)).astype(np.int32)
         cv2.polylines(image_bgr, [points], False, colour, thickness * 2, cv2.LINE_AA)
         label_text(image_bgr, str(number + 1), points[-1].astype(float), colour, thickness)
+
+
+def draw_markers(
+    image_bgr: np.ndarray, corners: Sequence[np.ndarray], trains: Sequence[int | None], thickness: int
+) -> None:
+    """Train markers as boxes in their train's colour (``draw_layout``'s), white where they mark none."""
+    for quad, train in zip(corners, trains, strict=True):
+        colour = WHITE if train is None else TRAIN_COLOURS[train % len(TRAIN_COLOURS)]
+        cv2.polylines(image_bgr, [np.round(quad).astype(np.int32)], True, colour, thickness, cv2.LINE_AA)
+        label_text(image_bgr, "M" if train is None else f"M{train + 1}", np.max(quad, axis=0), colour, thickness)

@@ -20,7 +20,7 @@ import numpy as np
 
 from calibration.table_plane import AS_SEEN, LEAST_TILES, TablePlane, misfits, relative_areas, table_plane
 from engine.tiles import Tile
-from vision.detect.onnx_obb import FACE_UP_CLASS, Proposals
+from vision.detect.onnx_obb import FACE_UP_CLASS, TILE_CLASSES, Proposals
 from vision.detect.verify import overlap_bounds
 from vision.geometry import halves_of, is_cut, points_in_quads, quad_iou, wholly_in_frame
 from vision.observation import Reason, Sighting
@@ -171,7 +171,8 @@ def seen_in_other_pose(corners: list[np.ndarray], proposals: Proposals, ratio: f
         return [False] * len(corners)
     inside = points_in_quads(corners, proposals.centres)
     face_up = proposals.scores[:, FACE_UP_CLASS]
-    other = np.delete(proposals.scores, FACE_UP_CLASS, axis=1).max(axis=1, initial=0.0)
+    poses = proposals.scores[:, :TILE_CLASSES]  # a marker or the hub is no pose of a tile
+    other = np.delete(poses, FACE_UP_CLASS, axis=1).max(axis=1, initial=0.0)
     most_face_up = np.where(inside, face_up, 0.0).max(axis=1)
     most_other = np.where(inside, other, 0.0).max(axis=1)
     return [bool(seen) for seen in most_other > ratio * most_face_up]

@@ -137,6 +137,21 @@ def _reason(code: str) -> Reason:
         raise ValueError(f"unknown reason {code!r} (expected one of {known})") from None
 
 
+@dataclass(frozen=True, eq=False)
+class Marker:
+    """A train marker seen on a table: a little engine, a coin, a peg (compared by identity)."""
+
+    corners: np.ndarray
+    """``(4, 2)`` float32 pixels, the rectangle round it."""
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(self.confidence, 3),
+        }
+
+
 @dataclass(frozen=True)
 class Observation:
     """What was seen in one photo (the shape of ``hubcam score --json``)."""
@@ -156,6 +171,9 @@ class Observation:
     """Tiles the photo's frame cuts that could not be counted (the JSON's ``cut_by_frame``): found, and
     told so that a wider photo can be taken, but not among ``tiles``: a crop of one tile holds one tile,
     not the slivers of its neighbours."""
+    markers: tuple[Marker, ...] = ()
+    """Train markers seen (table photos, with a detector that knows them); ``Layout.trains`` say
+    which stands by which train."""
     layout: Layout | None = None
     """How the tiles lie on a table: hub, engine, trains, chains and loose tiles (``hubcam analyze``
     only; indices into ``tiles``)."""

@@ -40,7 +40,7 @@ from vision.leave_out import (
     leave_out,
     odd_shapes,
 )
-from vision.observation import Observation, Reason
+from vision.observation import Marker, Observation, Reason
 from vision.read.pip_reader import READ_IN_FRAME, UNSURE, PipReader, Reading
 
 OWN_VERDICT = "refiner"
@@ -60,6 +60,11 @@ WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=1.0, trusted_shape=TR
 ``iou`` suppressed, boxes scoring ``keep`` kept. Chosen by benchmarks/verifier_thresholds.py
 (benchmarks/results/verifier_thresholds.md)."""
 PROPOSAL_NMS_IOU = 0.7
+MARKER_NAME = "marker"
+"""The detector's class of train markers (the table detector's; ``vision.synth.dataset.OBB_NAMES``)."""
+MARKER_CONFIDENCE = 0.4
+"""A marker box kept. Not chosen yet: the bundled table detector finds no marker at any threshold
+``python -m benchmarks.markers`` tries (benchmarks/results/markers.md)."""
 PROPOSAL_CONFIDENCE = WEIGHING.least_keepable()
 """0.04: a box the detector is less sure of scores below the keep score whatever the verifier says,
 so it is never kept and can only suppress boxes scoring lower still; proposing it would only
@@ -219,6 +224,8 @@ class ScorerConfig:
     highest: int | None = None
     """The set's highest double; None: judged from the photo."""
     detector_size: int = DETECTOR_SIZE
+    marker_confidence: float = MARKER_CONFIDENCE
+    """A train marker box kept (a detector that knows markers)."""
     second_look: SecondLook | None = SECOND_LOOK
     closer_look: CloserLook | None = CLOSER_LOOK
     brighten: bool = True
@@ -272,8 +279,9 @@ class HandScorer:
 
     def find_tiles(
         self, image_bgr: np.ndarray, view: View | None = None, placed: Placed | None = None, redrawn: bool = False
-    ) -> tuple[list[np.ndarray], np.ndarray, Proposals]:
-        """The face-up tiles' corners and scores, best first, and what the looks proposed (``view``:
+    ) -> tuple[list[np.ndarray], np.ndarray, Proposals, list[Marker]]:
+        """The face-up tiles' corners and scores, best first, what the looks proposed, and the train
+        markers found (a detector that knows them; ``ScorerConfig.marker_confidence``) (``view``:
         the detector's, made already; ``placed``: where the refiner's verdict was asked, the boxes
         it refined then, for ``refined`` on the same image; ``redrawn``: the image is a view redrawn
         square-on, looked at again only where few tiles are found there)."""
@@ -286,15 +294,26 @@ class HandScorer:
             found = self.detector.decode(looks)
         again = self.second_look
         if again is None:
-            return *self.choose(image_bgr, found, placed), found.proposals
+            return *self.choose(image_bgr, found, placed), found.proposals, self.markers_in(found)
         if redrawn and face_up_boxes(found) > again.few_tiles:
             corners, scores = self.choose(image_bgr, found, placed)
             if len(corners) > again.few_tiles:
-                return corners, scores, found.proposals
+                return corners, scores, found.proposals, self.markers_in(found)
         smaller = self.detector.look(image_bgr, again.size)
         looks.append(only_sure_and_large(smaller, again.least_score, again.least_share * max(image_bgr.shape[:2])))
         found = self.detector.decode(looks)
-        return *self.choose(image_bgr, found, placed), found.proposals
+        return *self.choose(image_bgr, found, placed), found.proposals, self.markers_in(found)
+
+    def markers_in(self, found: Detections) -> list[Marker]:
+        """The train markers among the detections, surest first (none where the detector knows none)."""
+        if MARKER_NAME not in self.detector.names:
+            return []
+        marker = self.detector.names.index(MARKER_NAME)
+        kept = (found.classes == marker) & (found.scores >= self.config.marker_confidence)
+        return [
+            Marker(corners, float(score))
+            for corners, score in zip(found.corners[kept], found.scores[kept], strict=True)
+        ]
 
     def choose(
         self, image_bgr: np.ndarray, found: Detections, placed: Placed | None = None
@@ -351,7 +370,7 @@ class HandScorer:
         for look in range(self.config.square_on_looks):
             view, matrix = square_on(image_bgr, plane, corners, VIEW_OVER_INPUT * self.detector.imgsz)
             in_view: Placed = {}
-            found, scores, proposed = self.find_tiles(view, placed=in_view, redrawn=True)
+            found, scores, proposed, _ = self.find_tiles(view, placed=in_view, redrawn=True)
             if self.refiner is not None and self.config.refine_in_view:
                 found, scores = self.refined(view, found, scores, in_view)
             corners = back_to_photo(matrix, found)
@@ -401,7 +420,7 @@ class HandScorer:
             if brighter is not image_bgr:  # a dim photo: the detector sees it brightened too
                 image_bgr, view = brighter, self.detector.view(brighter)
         placed: Placed = {}  # boxes the refiner's verdict refined in this image, for refining
-        corners, scores, proposals = self.find_tiles(image_bgr, view, placed)
+        corners, scores, proposals, markers = self.find_tiles(image_bgr, view, placed)
         if self.refiner is not None:
             corners, scores = self.refined(image_bgr, corners, scores, placed)
         begun, frame = time.perf_counter(), (image_bgr.shape[1], image_bgr.shape[0])
@@ -432,7 +451,9 @@ class HandScorer:
             "total": (done - start) * 1000,
         }
         over_set = sum(reading.over_set for reading in readings)
-        return Observation(tiles, *frame, timings_ms=timings, over_set=over_set, cut_by_frame=cut_by_frame)
+        return Observation(
+            tiles, *frame, timings_ms=timings, over_set=over_set, cut_by_frame=cut_by_frame, markers=tuple(markers)
+        )
 
 
 def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier | BoxRefiner:

@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from models import TABLE_DETECTOR
 from vision.observation import Observation
 from vision.pipeline import HandScorer
 from vision.reconcile import RULES_PRIOR, RulesPrior, in_layout, sure_pips, table_flags, train_pips, with_rules_prior
-from vision.trains import Hub, Layout, follow_trains
+from vision.trains import Hub, Layout, follow_trains, with_markers
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,12 @@ def _apart(a: float, b: float) -> float:
 
 class TableReader:
     """Load the models once; call with a BGR image. ``highest``: the set's highest double (None:
-    judged from the photo, and no tile is flagged ``out_of_set``)."""
+    judged from the photo, and no tile is flagged ``out_of_set``). Tiles and markers are found by
+    the table detector (``models.TABLE_DETECTOR``) unless ``detector`` names another."""
 
     def __init__(self, highest: int | None = None, **models: Any) -> None:
         self.highest = highest
-        self.scorer = HandScorer(highest=highest, **models)
+        self.scorer = HandScorer(highest=highest, **{"detector": TABLE_DETECTOR, **models})
 
     def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Read a table photo (``label`` is accepted for the evaluation harness and ignored)."""
@@ -80,7 +82,8 @@ def read_table(seen: Observation, highest: int | None, prior: RulesPrior | None 
     # geometry takes an unsure reading's word for a double: it only tells how the tile may lie
     doubles = [(pips := seen.tiles[index].pips) is not None and pips[0] == pips[1] for index in part]
     found = follow_trains([seen.tiles[index].corners for index in part], doubles)
-    layout = _renumbered(found, part)
+    markers = [marker.corners for marker in seen.markers]
+    layout = with_markers(_renumbered(found, part), [tile.corners for tile in seen.tiles], markers)
     if prior is not None:
         seen = replace(seen, tiles=tuple(with_rules_prior(seen.tiles, layout, prior)))
     flags = table_flags(seen.tiles, layout, highest)
@@ -122,9 +125,11 @@ def analysis_json(seen: Observation, image: str, timings: bool = False, seats: S
                 "tile_ids": list(train.tile_ids),
                 "pips": [_listed(tile) for tile in pips],
                 "open_end": None if last is None else last[1],
-                "marker": None,  # not looked for yet: null, not a "no"
+                # a marker seen says yes; none seen is no "no": the table detector finds few markers yet
+                "marker": True if train.marker is not None else None,
             }
         )
+    marks = {train.marker: t for t, train in enumerate(layout.trains) if train.marker is not None}
     result: dict[str, Any] = {
         "image": image,
         "width": seen.width,
@@ -138,6 +143,7 @@ def analysis_json(seen: Observation, image: str, timings: bool = False, seats: S
             for chain in layout.chains
         ],
         "loose": list(layout.loose),
+        "markers": [{**marker.to_json(), "train": marks.get(m)} for m, marker in enumerate(seen.markers)],
         "flags": list(seen.flags or ()),
     }
     if timings:

@@ -51,6 +51,9 @@ ALONG = 0.6
 (up to about 53 degrees of bend at a joint)."""
 ACROSS = 0.5
 """|cos| at most, between a crosswise tile's axis and the way its train runs."""
+MARKER_REACH = 1.5
+"""A marker stands by a train when its centre lies this many tile widths or nearer from the train's
+first or last tile (markers stand beside a tile or just past the open end, about one width off)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,8 @@ class Train:
     tile_ids: tuple[int, ...]
     inner_halves: tuple[int, ...]
     """For each tile, which of its halves (0: pips[0]) is its inner end, nearer the hub."""
+    marker: int | None = None
+    """The train marker standing by it (an index into the observation's markers), if any."""
 
 
 @dataclass(frozen=True)
@@ -431,3 +436,38 @@ def _touch(a: Shape, b: Shape) -> bool:
             ):
                 return True
     return False
+
+
+def with_markers(layout: Layout, corners: Sequence[np.ndarray], markers: Sequence[np.ndarray]) -> Layout:
+    """``layout`` with each marker (``(4, 2)`` corners, surest first) given to the train it stands by:
+    the train whose first or last tile (``corners``, indexed as the layout's) is nearest its centre,
+    within ``MARKER_REACH`` widths; a train keeps the first marker given to it.
+
+    >>> tile = lambda x: np.array([[x, 10], [x, -10], [x + 40, -10], [x + 40, 10]], np.float32)
+    >>> layout = Layout(None, None, (Train(0.0, (0, 1), (0, 0)),), (), ())
+    >>> beside_end = np.array([[60, 15], [60, 35], [75, 35], [75, 15]], np.float32)
+    >>> far_off = beside_end + 200
+    >>> [train.marker for train in with_markers(layout, [tile(0), tile(41)], [far_off, beside_end]).trains]
+    [1]
+    """
+    shapes = {index: Shape.of(corners[index]) for train in layout.trains for index in train.tile_ids}
+    given: dict[int, int] = {}
+    for index, marker in enumerate(markers):
+        centre = np.asarray(marker, np.float64).mean(axis=0)
+        reach = [
+            (min(widths_off(shapes[train.tile_ids[0]], centre), widths_off(shapes[train.tile_ids[-1]], centre)), t)
+            for t, train in enumerate(layout.trains)
+            if train.tile_ids
+        ]
+        if reach and min(reach)[0] <= MARKER_REACH:
+            given.setdefault(min(reach)[1], index)
+    trains = tuple(replace(train, marker=given.get(t)) for t, train in enumerate(layout.trains))
+    return replace(layout, trains=trains)
+
+
+def widths_off(shape: Shape, point: np.ndarray) -> float:
+    """How far ``point`` lies outside the tile, in its widths (0 inside it)."""
+    offset = point - shape.centre
+    along = max(abs(float(offset @ shape.axis)) - shape.length / 2, 0.0)
+    across = max(abs(float(offset @ shape.normal)) - shape.width / 2, 0.0)
+    return math.hypot(along, across) / shape.width

@@ -56,8 +56,10 @@ class Letterbox:
 
 
 FACE_UP_CLASS = 0
-"""The detector's class of face-up tiles (``vision.synth.dataset.OBB_CLASSES``); the others are face-down
+"""The detector's class of face-up tiles (``vision.synth.dataset.OBB_CLASSES``); the next two are face-down
 and standing tiles."""
+TILE_CLASSES = 3
+"""The first classes are a tile's poses; a table detector's later ones are other things (markers, the hub)."""
 LETTERBOX_GREY = 114
 
 
@@ -115,18 +117,39 @@ def decode_looks(looks: list[Look], conf: float = 0.25, iou: float = 0.5, max_de
     looks are suppressed together, so a tile found in two looks is kept once, at its best."""
     predictions = np.concatenate([in_photo_pixels(sure_rows(output, conf), box) for output, box in looks])
     scores_all = predictions[:, 4:-1]
-    classes = scores_all.argmax(axis=1)
-    scores = scores_all[np.arange(len(predictions)), classes]  # every row is sure enough already
-    boxes = predictions[:, [0, 1, 2, 3, -1]]
-    if len(boxes):
-        in_degrees = np.concatenate([boxes[:, :4], np.degrees(boxes[:, 4:])], axis=1).tolist()
-        rotated = [((x, y), (w, h), angle) for x, y, w, h, angle in in_degrees]
-        chosen = np.array(cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou), dtype=int).reshape(-1)
-        chosen = chosen[np.argsort(-scores[chosen])][:max_det]
-        boxes, scores, classes = boxes[chosen], scores[chosen], classes[chosen]
-    corners = short_edge_first(xywhr_to_corners(boxes))
+    kept = [_suppressed(predictions, first, last, conf, iou) for first, last in _class_groups(scores_all.shape[1])]
+    boxes = np.concatenate([group[0] for group in kept])
+    scores = np.concatenate([group[1] for group in kept])
+    classes = np.concatenate([group[2] for group in kept])
+    best = np.argsort(-scores, kind="stable")[:max_det]
+    corners = short_edge_first(xywhr_to_corners(boxes[best]))
     proposals = Proposals(predictions[:, :2], scores_all)
-    return Detections(corners.astype(np.float32), scores.astype(np.float32), classes.astype(int), proposals)
+    return Detections(corners.astype(np.float32), scores[best].astype(np.float32), classes[best].astype(int), proposals)
+
+
+def _class_groups(classes: int) -> list[tuple[int, int]]:
+    """The tile's poses, one box each, and (a table detector's) other things, each its own: one place
+    can hold both, as the engine lies on the hub, and its rows score both."""
+    return [(0, min(classes, TILE_CLASSES))] + [(kind, kind + 1) for kind in range(TILE_CLASSES, classes)]
+
+
+def _suppressed(
+    predictions: np.ndarray, first: int, last: int, conf: float, iou: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(x, y, w, h, angle)`` boxes, scores and classes of the rows scoring at least ``conf`` for a
+    class in ``first:last``, each as its best class there, suppressed among themselves (best first)."""
+    group = predictions[:, 4 + first : 4 + last]
+    classes = first + group.argmax(axis=1)
+    scores = group.max(axis=1, initial=0.0)
+    sure = scores >= conf
+    boxes, scores, classes = predictions[sure][:, [0, 1, 2, 3, -1]], scores[sure], classes[sure]
+    if not len(boxes):
+        return boxes, scores, classes
+    in_degrees = np.concatenate([boxes[:, :4], np.degrees(boxes[:, 4:])], axis=1).tolist()
+    rotated = [((x, y), (w, h), angle) for x, y, w, h, angle in in_degrees]
+    chosen = np.array(cv2.dnn.NMSBoxesRotated(rotated, scores.tolist(), conf, iou), dtype=int).reshape(-1)
+    chosen = chosen[np.argsort(-scores[chosen], kind="stable")]
+    return boxes[chosen], scores[chosen], classes[chosen]
 
 
 def only_sure_and_large(look: Look, least_score: float, least_long_side_px: float) -> Look:

@@ -248,6 +248,10 @@ def _table_rates(tables: Sequence[TableScore]) -> list[Rate]:
         Rate("tables with every train right", sum(bool(t.trains_right) for t in on_tables), len(on_tables)),
         Rate("lines found", sum(t.lines_found for t in tables), sum(t.lines_label for t in tables)),
     ]
+    placed = [t.markers for t in tables if t.markers is not None]
+    if placed:
+        right, read, labelled = (sum(counts[n] for counts in placed) for n in range(3))
+        rates += [Rate("marker precision", right, read), Rate("marker recall", right, labelled)]
     for kind in FLAG_KINDS:
         right, read, labelled = (sum(t.flags.get(kind, (0, 0, 0))[n] for t in tables) for n in range(3))
         if read or labelled:

@@ -6,6 +6,8 @@
   is the label's (tiles matched by IoU; an unmatched tile spoils its train).
 - **Lines found** (any labelled line of play, real photos included): a labelled line equal to, or
   a contiguous run inside, a train or chain read (either way round).
+- **Markers** (labels that place them): a train read with a marker is right when the label's train
+  with the same first tile has a marker in the photo.
 - **Flags** per kind: a flag read is right when the label has one of the same kind on the same tiles
   (a face-up tile the label calls unreadable, a half beyond the frame, stands for an
   ``unreadable_tile`` flag).
@@ -22,7 +24,7 @@ import numpy as np
 
 from vision.data.labels import FACE_UP, LabelledImage
 from vision.observation import Observation
-from vision.trains import Hub
+from vision.trains import Hub, Layout
 
 HUB_CENTRE_SHARE = 0.5
 """A hub read counts as found when its centre lies within this share of the labelled radius."""
@@ -41,6 +43,8 @@ class TableScore:
     lines_found: int
     flags: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     """Per kind: (right, read, labelled)."""
+    markers: tuple[int, int, int] | None = None
+    """Trains with a marker: (right, read, labelled); None where the label does not place markers."""
 
 
 def score_table(label: LabelledImage, prediction: Observation, matches: list[tuple[int, int]]) -> TableScore | None:
@@ -65,8 +69,18 @@ def score_table(label: LabelledImage, prediction: Observation, matches: list[tup
     found = sum(_inside(tuple(chain), lines) for chain in label.chains)
     return TableScore(
         is_table, hub_found, engine_right, len(label_trains), trains_right, len(label.chains), found,
-        _flags_by_kind(label, prediction, to_label),
+        _flags_by_kind(label, prediction, to_label), _markers(label, layout, to_label),
     )  # fmt: skip
+
+
+def _markers(label: LabelledImage, layout: Layout, to_label: dict[int, int]) -> tuple[int, int, int] | None:
+    """(right, read, labelled) trains with a marker, trains told by their first tile."""
+    if "markers" not in label.extra:
+        return None
+    trains = label.extra.get("trains", [])
+    marked = {trains[marker["train"]]["tiles"][0] for marker in label.extra["markers"]}
+    read = [to_label.get(train.tile_ids[0], -1) for train in layout.trains if train.marker is not None]
+    return sum(first in marked for first in read), len(read), len(marked)
 
 
 def _hub_found(label_hub: dict[str, Any] | None, read: Hub | None) -> bool:
