@@ -104,7 +104,7 @@ class Sighting:
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "pips": list(self.pips) if self.pips else None,
-            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "corners": corners_json(self.corners),
             "confidence": round(self.confidence, 3),
         }
         if self.cut:
@@ -129,6 +129,11 @@ class Sighting:
         )
 
 
+def corners_json(corners: np.ndarray) -> list[list[float]]:
+    """Pixel corners as the JSON gives them: ``[[x, y], ...]`` to a tenth of a pixel."""
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in corners]
+
+
 def _reason(code: str) -> Reason:
     try:
         return Reason(code)
@@ -146,10 +151,7 @@ class Marker:
     confidence: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
-            "confidence": round(self.confidence, 3),
-        }
+        return {"corners": corners_json(self.corners), "confidence": round(self.confidence, 3)}
 
 
 @dataclass(frozen=True)

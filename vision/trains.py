@@ -459,8 +459,9 @@ def with_markers(layout: Layout, corners: Sequence[np.ndarray], markers: Sequenc
             for t, train in enumerate(layout.trains)
             if train.tile_ids
         ]
-        if reach and min(reach)[0] <= MARKER_REACH:
-            given.setdefault(min(reach)[1], index)
+        nearest = min(reach, default=None)
+        if nearest is not None and nearest[0] <= MARKER_REACH:
+            given.setdefault(nearest[1], index)
     trains = tuple(replace(train, marker=given.get(t)) for t, train in enumerate(layout.trains))
     return replace(layout, trains=trains)
 

@@ -707,8 +707,7 @@ def _label(
         if tile.pose == FACE_UP:
             corners = camera.project(item.top_corners())
         else:  # the smallest rectangle round what can be seen of it
-            points = camera.project(item.vertices()).astype(np.float32)
-            corners = cv2.boxPoints(cv2.minAreaRect(points))
+            corners = _rectangle_round(camera.project(item.vertices()))
         top = item.top_corners()
         start_end, far_end = top[[0, 1]].mean(axis=0), top[[2, 3]].mean(axis=0)
         halves = camera.project(np.array([0.75 * start_end + 0.25 * far_end, 0.25 * start_end + 0.75 * far_end]))
@@ -751,9 +750,13 @@ def _label(
 
 def _marker_label(marker: Marker, width: float, camera: Any) -> dict[str, Any]:
     """The smallest rectangle round a marker in the photo, and the train it marks."""
-    points = np.vstack([camera.project(part.outline()) for part in marker_parts(marker, width)])
-    corners = cv2.boxPoints(cv2.minAreaRect(points.astype(np.float32)))
+    corners = _rectangle_round(np.vstack([camera.project(part.outline()) for part in marker_parts(marker, width)]))
     return {"corners": np.round(corners, 1).tolist(), "train": marker.train}
+
+
+def _rectangle_round(points_px: np.ndarray) -> np.ndarray:
+    """The ``(4, 2)`` corners of the smallest rectangle round the points."""
+    return cv2.boxPoints(cv2.minAreaRect(points_px.astype(np.float32)))
 
 
 def is_in_view(corners: list[list[float]], width: int, height: int) -> bool:
@@ -766,10 +769,12 @@ def _hub_label(hub: dict[str, Any], camera: Any) -> dict[str, Any]:
     """The hub's centre and mean radius in pixels (its rim is an ellipse when the camera is tilted)."""
     angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
     radius, height = hub["radius_mm"], hub["height_mm"]
-    rim = camera.project(np.stack([radius * np.cos(angles), radius * np.sin(angles), np.full(16, height)], axis=1))
-    centre = camera.project(np.array([[0.0, 0.0, height]]))[0]
-    base = camera.project(np.stack([radius * np.cos(angles), radius * np.sin(angles), np.zeros(16)], axis=1))
-    corners = cv2.boxPoints(cv2.minAreaRect(np.vstack([rim, base]).astype(np.float32)))
+
+    def ring(z: float) -> np.ndarray:
+        return camera.project(np.stack([radius * np.cos(angles), radius * np.sin(angles), np.full(16, z)], axis=1))
+
+    rim, centre = ring(height), camera.project(np.array([[0.0, 0.0, height]]))[0]
+    corners = _rectangle_round(np.vstack([rim, ring(0.0)]))
     return {
         "centre": np.round(centre, 1).tolist(),
         "radius": round(float(np.linalg.norm(rim - centre, axis=1).mean()), 1),
