@@ -40,6 +40,8 @@ EXTRA_SCENES = (
      "(CounterRecipe.bright_scenes, VerifierRecipe.bright_scenes; verdict: default, and given 0, its recipe's)"),
     ("--back-scenes", "pips: extra scenes with printed backs face down, taught as no count "
      "(CounterRecipe.back_scenes)"),
+    ("--table-scenes", "pips: extra table scenes, whose tiles are smaller in the photo than a hand's "
+     "(CounterRecipe.table_scenes)"),
     ("--standing-scenes", "verifier: extra scenes with standing tiles seen from lower down "
      "(VerifierRecipe.standing_scenes)"),
 )  # fmt: skip
@@ -763,6 +765,7 @@ def run_train(args: argparse.Namespace) -> int:
             peaks=args.peaks,
             bright_scenes=args.bright_scenes,
             back_scenes=args.back_scenes,
+            table_scenes=args.table_scenes,
             start_from=str(args.start_from or ""),
             max_lr=args.max_lr or CounterRecipe.max_lr,
         )

@@ -18,7 +18,7 @@ from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
 from vision.synth.scene import make_scene, render
 from vision.table_reader import Seats, analysis_json, read_table
-from vision.trains import Layout, Train, follow_trains
+from vision.trains import Hub, Layout, Train, follow_trains, on_hub
 
 LENGTH, WIDTH = 40.0, 20.0
 
@@ -68,6 +68,32 @@ def test_inner_halves_face_the_hub():
     tiles[1] = tiles[1][[2, 3, 0, 1]]  # turned round: its pips[1] end faces the hub now
     train = next(train for train in follow_trains(tiles, doubles).trains if train.tile_ids[0] == 1)
     assert train.inner_halves == (1, 0)
+
+
+def test_a_hub_seen_gives_the_engine_and_trains_however_few():
+    tiles, doubles = hub_with_trains()
+    hub = Hub((200.0, 200.0), 50.0)
+    alone = follow_trains([tiles[0], tiles[1], tiles[2]], doubles[:3], hub)  # one train: told by the hub
+    assert alone.engine == 0 and [train.tile_ids for train in alone.trains] == [(1, 2)]
+    assert alone.hub == hub
+    no_engine = follow_trains(tiles[1:3], doubles[1:3], hub)  # the engine not found: the train still is
+    assert no_engine.engine is None and [train.tile_ids for train in no_engine.trains] == [(0, 1)]
+
+
+def test_boxes_on_a_hub_seen_are_left_out_as_the_hubs_marks():
+    tiles, doubles = hub_with_trains()
+    rim_mark = tile_at(200 - 45, 200, 90)  # a notch of the hub's rim taken for a tile, found unsurely
+    inner_mark = tile_at(200, 200 + 30, 0)  # something drawn on the hub, found surely
+    corners = [*tiles, rim_mark, inner_mark]
+    sightings = [Sighting(quad, (1, 2)) for quad in tiles]
+    sightings += [Sighting(rim_mark, (0, 0), 0.3, Reason.FOUND_UNSURELY), Sighting(inner_mark, (3, 4))]
+    hub = Hub((200.0, 200.0), 50.0)
+    assert on_hub(corners, hub, [tile.reason is Reason.FOUND_UNSURELY for tile in sightings]) == [8, 9]
+    assert on_hub(corners, hub, [False] * len(corners)) == [9]  # a sure box at the rim may be a first tile
+    reading = read_table(Observation(tuple(sightings), 400, 400, hub=hub), highest=12)
+    assert [reading.tiles[index].reason for index in (8, 9)] == [Reason.ON_HUB, Reason.ON_HUB]
+    assert reading.layout is not None and reading.layout.engine == 0
+    assert not any(set(flag["tiles"]) & {8, 9} for flag in reading.flags or ())
 
 
 def test_a_double_in_a_line_of_play_is_no_engine():
@@ -267,3 +293,20 @@ def test_a_bad_seat_map_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "seats.json").write_text("[1, 2]")
     assert main(["analyze", str(tmp_path / "x.jpg"), "--seats", str(tmp_path / "seats.json")]) == 2
     assert "seat map" in capsys.readouterr().err
+
+
+def test_the_table_detector_gives_the_surest_hub_and_markers_over_their_thresholds():
+    from vision.detect.onnx_obb import Detections
+    from vision.pipeline import HandScorer
+
+    scorer = HandScorer(detector=TABLE_DETECTOR, marker_confidence=0.3, hub_confidence=0.6)
+    names = scorer.detector.names
+    square = tile_at(100, 100, 0)[[0, 1, 1, 0]] + np.array([[0, 0], [0, 0], [20, 0], [20, 0]], np.float32)
+    boxes = np.stack([square, square + 50, square + 100, square + 150])
+    classes = np.array([names.index("hub"), names.index("hub"), names.index("marker"), names.index("marker")])
+    found = Detections(boxes, np.array([0.7, 0.9, 0.2, 0.5], np.float32), classes)
+    landmarks = scorer.landmarks_in(found)
+    assert landmarks.hub is not None and landmarks.hub.centre == pytest.approx(tuple(boxes[1].mean(axis=0)))
+    assert landmarks.hub.radius == pytest.approx(10.0)
+    assert [marker.confidence for marker in landmarks.markers] == [pytest.approx(0.5)]
+    assert HandScorer(hub_confidence=0.95).landmarks_in(found).hub is None  # the hand detector knows no hub

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.tiles import Tile
-from vision.trains import Layout
+from vision.trains import Hub, Layout
 
 
 class Reason(StrEnum):
@@ -39,6 +39,7 @@ class Reason(StrEnum):
     ACROSS_TWO = "across_two"
     FOUND_UNSURELY = "found_unsurely"
     READ_ALIKE = "read_alike"
+    ON_HUB = "on_hub"
 
     @property
     def message(self) -> str:
@@ -61,6 +62,7 @@ _MESSAGES = {
     Reason.ACROSS_TWO: "across two tiles",
     Reason.FOUND_UNSURELY: "found unsurely",
     Reason.READ_ALIKE: "read as a surer tile",
+    Reason.ON_HUB: "on the hub, not the engine",
 }
 _WORDS = {
     Reason.BEYOND_FRAME: "edge",
@@ -72,6 +74,7 @@ _WORDS = {
     Reason.ACROSS_TWO: "across",
     Reason.FOUND_UNSURELY: "box",
     Reason.READ_ALIKE: "twin",
+    Reason.ON_HUB: "hub",
 }
 
 
@@ -176,6 +179,8 @@ class Observation:
     markers: tuple[Marker, ...] = ()
     """Train markers seen (table photos, with a detector that knows them); ``Layout.trains`` say
     which stands by which train."""
+    hub: Hub | None = None
+    """The hub where a detector that knows hubs saw it (table photos); ``layout.hub`` is the one read."""
     layout: Layout | None = None
     """How the tiles lie on a table: hub, engine, trains, chains and loose tiles (``hubcam analyze``
     only; indices into ``tiles``)."""

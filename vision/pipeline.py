@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from vision.leave_out import (
 )
 from vision.observation import Marker, Observation, Reason
 from vision.read.pip_reader import READ_IN_FRAME, UNSURE, PipReader, Reading
+from vision.trains import Hub
 
 OWN_VERDICT = "refiner"
 """``ScorerConfig(verifier=OWN_VERDICT)``, the default: the box refiner's verdict (``vision.train.verdict``)
@@ -65,6 +66,12 @@ MARKER_NAME = "marker"
 MARKER_CONFIDENCE = 0.4
 """A marker box kept. Not chosen yet: the bundled table detector finds no marker at any threshold
 ``python -m benchmarks.markers`` tries (benchmarks/results/markers.md)."""
+HUB_NAME = "hub"
+"""The detector's class of the hub (the table detector's)."""
+HUB_CONFIDENCE = 0.6
+"""The hub box kept, the surest one: on 200 held-out generator-14 tables the table detector finds
+each hub within half its radius at 0.6, and no hub scores that much in the labelled real photos or
+200 rendered hands (a scratch count of this session; the tables' reading measures it whole)."""
 PROPOSAL_CONFIDENCE = WEIGHING.least_keepable()
 """0.04: a box the detector is less sure of scores below the keep score whatever the verifier says,
 so it is never kept and can only suppress boxes scoring lower still; proposing it would only
@@ -226,6 +233,8 @@ class ScorerConfig:
     detector_size: int = DETECTOR_SIZE
     marker_confidence: float = MARKER_CONFIDENCE
     """A train marker box kept (a detector that knows markers)."""
+    hub_confidence: float = HUB_CONFIDENCE
+    """The hub box kept (a detector that knows hubs)."""
     second_look: SecondLook | None = SECOND_LOOK
     closer_look: CloserLook | None = CLOSER_LOOK
     brighten: bool = True
@@ -279,9 +288,9 @@ class HandScorer:
 
     def find_tiles(
         self, image_bgr: np.ndarray, view: View | None = None, placed: Placed | None = None, redrawn: bool = False
-    ) -> tuple[list[np.ndarray], np.ndarray, Proposals, list[Marker]]:
+    ) -> tuple[list[np.ndarray], np.ndarray, Proposals, Landmarks]:
         """The face-up tiles' corners and scores, best first, what the looks proposed, and the train
-        markers found (a detector that knows them; ``ScorerConfig.marker_confidence``) (``view``:
+        markers and hub found (a detector that knows them: ``landmarks_in``) (``view``:
         the detector's, made already; ``placed``: where the refiner's verdict was asked, the boxes
         it refined then, for ``refined`` on the same image; ``redrawn``: the image is a view redrawn
         square-on, looked at again only where few tiles are found there)."""
@@ -294,26 +303,30 @@ class HandScorer:
             found = self.detector.decode(looks)
         again = self.second_look
         if again is None:
-            return *self.choose(image_bgr, found, placed), found.proposals, self.markers_in(found)
+            return *self.choose(image_bgr, found, placed), found.proposals, self.landmarks_in(found)
         if redrawn and face_up_boxes(found) > again.few_tiles:
             corners, scores = self.choose(image_bgr, found, placed)
             if len(corners) > again.few_tiles:
-                return corners, scores, found.proposals, self.markers_in(found)
+                return corners, scores, found.proposals, self.landmarks_in(found)
         smaller = self.detector.look(image_bgr, again.size)
         looks.append(only_sure_and_large(smaller, again.least_score, again.least_share * max(image_bgr.shape[:2])))
         found = self.detector.decode(looks)
-        return *self.choose(image_bgr, found, placed), found.proposals, self.markers_in(found)
+        return *self.choose(image_bgr, found, placed), found.proposals, self.landmarks_in(found)
 
-    def markers_in(self, found: Detections) -> list[Marker]:
-        """The train markers among the detections, surest first (none where the detector knows none)."""
-        if MARKER_NAME not in self.detector.names:
+    def landmarks_in(self, found: Detections) -> Landmarks:
+        """The train markers among the detections, surest first, and the surest hub
+        (``ScorerConfig.marker_confidence``, ``hub_confidence``; none where the detector knows none)."""
+        markers = [Marker(corners, score) for corners, score in self._of_class(found, MARKER_NAME, "marker")]
+        hubs = self._of_class(found, HUB_NAME, "hub")
+        return Landmarks(tuple(markers), Hub.round(hubs[0][0]) if hubs else None)
+
+    def _of_class(self, found: Detections, name: str, kind: str) -> list[tuple[np.ndarray, float]]:
+        if name not in self.detector.names:
             return []
-        marker = self.detector.names.index(MARKER_NAME)
-        kept = (found.classes == marker) & (found.scores >= self.config.marker_confidence)
-        return [
-            Marker(corners, float(score))
-            for corners, score in zip(found.corners[kept], found.scores[kept], strict=True)
-        ]
+        least = self.config.marker_confidence if kind == "marker" else self.config.hub_confidence
+        kept = (found.classes == self.detector.names.index(name)) & (found.scores >= least)
+        order = np.argsort(-found.scores[kept], kind="stable")
+        return [(found.corners[kept][i], float(found.scores[kept][i])) for i in order]
 
     def choose(
         self, image_bgr: np.ndarray, found: Detections, placed: Placed | None = None
@@ -420,7 +433,7 @@ class HandScorer:
             if brighter is not image_bgr:  # a dim photo: the detector sees it brightened too
                 image_bgr, view = brighter, self.detector.view(brighter)
         placed: Placed = {}  # boxes the refiner's verdict refined in this image, for refining
-        corners, scores, proposals, markers = self.find_tiles(image_bgr, view, placed)
+        corners, scores, proposals, landmarks = self.find_tiles(image_bgr, view, placed)
         if self.refiner is not None:
             corners, scores = self.refined(image_bgr, corners, scores, placed)
         begun, frame = time.perf_counter(), (image_bgr.shape[1], image_bgr.shape[0])
@@ -452,8 +465,16 @@ class HandScorer:
         }
         over_set = sum(reading.over_set for reading in readings)
         return Observation(
-            tiles, *frame, timings_ms=timings, over_set=over_set, cut_by_frame=cut_by_frame, markers=tuple(markers)
-        )
+            tiles, *frame, timings_ms=timings, over_set=over_set, cut_by_frame=cut_by_frame,
+            markers=landmarks.markers, hub=landmarks.hub,
+        )  # fmt: skip
+
+
+class Landmarks(NamedTuple):
+    """What a table detector sees besides tiles: train markers, surest first, and the hub."""
+
+    markers: tuple[Marker, ...] = ()
+    hub: Hub | None = None
 
 
 def judge_of(verifier: Path | str, refiner: BoxRefiner | None) -> TileVerifier | BoxRefiner:

@@ -29,7 +29,7 @@ from vision.observation import Reason, Sighting
 from vision.read.pip_reader import MIN_CONFIDENCE, SURE
 from vision.trains import Layout, Train
 
-NOT_A_TILE = frozenset({Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.ACROSS_TWO, Reason.OTHER_POSE})
+NOT_A_TILE = frozenset({Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.ACROSS_TWO, Reason.OTHER_POSE, Reason.ON_HUB})
 """Boxes left out because they are not one face-up tile: no part of the table's layout."""
 UNREADABLE = frozenset({Reason.READ_UNSURE, Reason.NO_COUNT, Reason.BEYOND_FRAME, Reason.FOUND_UNSURELY})
 """Tiles found whose pips could not be read with confidence (RULES.md 8 ``unreadable_tile``)."""

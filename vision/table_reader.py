@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from models import TABLE_DETECTOR
-from vision.observation import Observation
+from vision.observation import Observation, Reason
 from vision.pipeline import HandScorer
 from vision.reconcile import RULES_PRIOR, RulesPrior, in_layout, sure_pips, table_flags, train_pips, with_rules_prior
-from vision.trains import Hub, Layout, follow_trains, with_markers
+from vision.trains import Hub, Layout, follow_trains, on_hub, with_markers
 
 
 @dataclass(frozen=True)
@@ -77,11 +77,11 @@ def read_table(seen: Observation, highest: int | None, prior: RulesPrior | None 
     halves meeting at a train's joins were read close between counts, ``prior`` decides them
     jointly (None: each as read)."""
     start = time.perf_counter()
-    seen = replace(seen, tiles=seen.found, cut_by_frame=())
+    seen = without_hub_marks(replace(seen, tiles=seen.found, cut_by_frame=()))
     part = [index for index, tile in enumerate(seen.tiles) if in_layout(tile)]
     # geometry takes an unsure reading's word for a double: it only tells how the tile may lie
     doubles = [(pips := seen.tiles[index].pips) is not None and pips[0] == pips[1] for index in part]
-    found = follow_trains([seen.tiles[index].corners for index in part], doubles)
+    found = follow_trains([seen.tiles[index].corners for index in part], doubles, seen.hub)
     markers = [marker.corners for marker in seen.markers]
     layout = with_markers(_renumbered(found, part), [tile.corners for tile in seen.tiles], markers)
     if prior is not None:
@@ -89,6 +89,18 @@ def read_table(seen: Observation, highest: int | None, prior: RulesPrior | None 
     flags = table_flags(seen.tiles, layout, highest)
     spent = (time.perf_counter() - start) * 1000
     return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags)).with_stage("trains", spent)
+
+
+def without_hub_marks(seen: Observation) -> Observation:
+    """``seen`` with the boxes that lie on the hub it saw, the engine apart, left out as ``ON_HUB``."""
+    if seen.hub is None:
+        return seen
+    corners = [tile.corners for tile in seen.tiles]
+    marks = set(on_hub(corners, seen.hub, [tile.reason is Reason.FOUND_UNSURELY for tile in seen.tiles]))
+    tiles = tuple(
+        replace(tile, reason=Reason.ON_HUB) if index in marks else tile for index, tile in enumerate(seen.tiles)
+    )
+    return replace(seen, tiles=tiles)
 
 
 def _renumbered(layout: Layout, ids: list[int]) -> Layout:

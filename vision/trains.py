@@ -51,6 +51,15 @@ ALONG = 0.6
 (up to about 53 degrees of bend at a joint)."""
 ACROSS = 0.5
 """|cos| at most, between a crosswise tile's axis and the way its train runs."""
+ENGINE_IN_HUB = 0.5
+"""With the hub seen (a table detector's box round it), the engine is the tile whose centre lies
+nearest the hub's, within this share of its radius."""
+ON_HUB, UNSURE_ON_HUB = 0.8, 1.05
+"""With the hub seen, a box whose centre lies within this share of its radius (the engine's apart) is
+none of the trains': the hub's own notches and colours taken for a tile. A first tile's centre lies
+beyond the rim (1.02 radii at the least, 1.15 for all but 1 % of 2,088 labelled first tiles), but the
+detector's hub is off by up to a fifth of its radius; a box found unsurely (a likely false one) is
+left out to the rim."""
 MARKER_REACH = 1.5
 """A marker stands by a train when its centre lies this many tile widths or nearer from the train's
 first or last tile (markers stand beside a tile or just past the open end, about one width off)."""
@@ -89,6 +98,14 @@ class Hub:
     centre: tuple[float, float]
     radius: float
 
+    @classmethod
+    def round(cls, corners: np.ndarray) -> Hub:
+        """The hub inside a box ``(4, 2)`` round it: its middle, and half its mean side."""
+        corners = np.asarray(corners, np.float64)
+        sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
+        centre = corners.mean(axis=0)
+        return cls((float(centre[0]), float(centre[1])), float(sides.mean() / 2))
+
 
 @dataclass(frozen=True)
 class Train:
@@ -126,18 +143,27 @@ class _Step:
     scale: float
 
 
-def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool]) -> Layout:
-    """The layout of the tiles at ``corners`` (``doubles``: whether each was read as a double)."""
+def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool], seen_hub: Hub | None = None) -> Layout:
+    """The layout of the tiles at ``corners`` (``doubles``: whether each was read as a double).
+    ``seen_hub``: the hub where a detector saw it (its engine is then the tile nearest its centre, and
+    trains start at its rim however few); None: the hub is judged from the tiles alone."""
     shapes = [Shape.of(quad) for quad in corners]
-    engine, starts = _engine(shapes, doubles)
-    used: set[int] = set() if engine is None else {engine}
     trains: list[Train] = []
-    hub = None
-    if engine is not None:
-        centre = shapes[engine].centre
-        hub = Hub(
-            (float(centre[0]), float(centre[1])), float(np.median([_reach(shapes[s.tile], centre) for s in starts]))
-        )
+    if seen_hub is not None:
+        hub: Hub | None = seen_hub
+        engine = engine_on(corners, seen_hub)
+        centre = np.asarray(seen_hub.centre, np.float64)
+        used = set() if engine is None else {engine}
+        starts = _starts(shapes, doubles, centre, used)
+    else:
+        engine, starts = _engine(shapes, doubles)
+        used = set() if engine is None else {engine}
+        hub = None
+        if engine is not None:
+            centre = shapes[engine].centre
+            reach = float(np.median([_reach(shapes[s.tile], centre) for s in starts]))
+            hub = Hub((float(centre[0]), float(centre[1])), reach)
+    if hub is not None:
         for start in starts:
             if start.tile in used:
                 continue
@@ -149,9 +175,37 @@ def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool]) -> Lay
             )
         trains.sort(key=lambda train: train.slot_angle)
     chains = _chains(shapes, doubles, used)
-    in_chains = {tile for chain in chains for tile in chain}
-    loose = tuple(index for index in range(len(shapes)) if index not in used and index not in in_chains)
+    laid = {
+        engine,
+        *(tile for train in trains for tile in train.tile_ids),
+        *(tile for chain in chains for tile in chain),
+    }
+    loose = tuple(index for index in range(len(shapes)) if index not in laid)
     return Layout(hub, engine, tuple(trains), chains, loose)
+
+
+def engine_on(corners: Sequence[np.ndarray], hub: Hub) -> int | None:
+    """The tile lying in ``hub``'s middle (``ENGINE_IN_HUB``), if any: the engine."""
+    off = [_off_centre(quad, hub) for quad in corners]
+    nearest = min(range(len(off)), key=off.__getitem__, default=None)
+    return nearest if nearest is not None and off[nearest] <= ENGINE_IN_HUB else None
+
+
+def on_hub(corners: Sequence[np.ndarray], hub: Hub, unsure: Sequence[bool]) -> list[int]:
+    """The boxes lying on ``hub`` (``ON_HUB``; ``UNSURE_ON_HUB`` for those found ``unsure``), the
+    engine apart: no tile of the layout."""
+    engine = engine_on(corners, hub)
+    return [
+        index
+        for index, (quad, doubt) in enumerate(zip(corners, unsure, strict=True))
+        if index != engine and _off_centre(quad, hub) <= (UNSURE_ON_HUB if doubt else ON_HUB)
+    ]
+
+
+def _off_centre(corners: np.ndarray, hub: Hub) -> float:
+    """How far a tile's centre lies from ``hub``'s, in its radii."""
+    centre = np.asarray(corners, np.float64).mean(axis=0)
+    return float(np.linalg.norm(centre - np.asarray(hub.centre))) / max(hub.radius, 1e-6)
 
 
 def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, list[_Step]]:
@@ -161,7 +215,7 @@ def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, l
         # the engine sits alone in the hub: a double that a tile touches is part of a line
         if not is_double or any(_touch(shapes[candidate], other) for other in shapes if other is not shapes[candidate]):
             continue
-        starts = _starts(shapes, doubles, candidate)
+        starts = _starts(shapes, doubles, shapes[candidate].centre, {candidate})
         legal = sum(not doubles[step.tile] for step in starts)
         if legal < LEAST_TRAINS or not _hub_clear(shapes, candidate, starts):
             continue
@@ -171,14 +225,14 @@ def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, l
     return best[2], best[3]
 
 
-def _starts(shapes: list[Shape], doubles: Sequence[bool], engine: int) -> list[_Step]:
-    """The tiles that start a train from ``engine``: pointing at it from a hub's radius away."""
-    hub = shapes[engine]
+def _starts(shapes: list[Shape], doubles: Sequence[bool], centre: np.ndarray, apart: set[int]) -> list[_Step]:
+    """The tiles that start a train from the hub at ``centre``: pointing at it from a hub's radius
+    away (those in ``apart``, the engine's among them, never)."""
     starts = []
     for index, shape in enumerate(shapes):
-        if index == engine:
+        if index in apart:
             continue
-        away = shape.centre - hub.centre
+        away = shape.centre - centre
         distance = float(np.linalg.norm(away))
         if distance == 0:
             continue
@@ -189,7 +243,7 @@ def _starts(shapes: list[Shape], doubles: Sequence[bool], engine: int) -> list[_
         off_line = abs(float(away @ shape.normal)) / shape.width
         if abs(along) >= POINTS_AT and off_line <= OFF_LINE:  # end on: its nearer end faces the hub
             inner = 0 if along > 0 else 1
-            near = float(np.linalg.norm(shape.end(inner) - hub.centre))
+            near = float(np.linalg.norm(shape.end(inner) - centre))
             # measured in the tile's own length, which a slanted view shortens as much as the radius
             if NEAREST_HUB <= near / shape.length <= FARTHEST_HUB:
                 outer = shape.end(1 - inner)
@@ -200,7 +254,7 @@ def _starts(shapes: list[Shape], doubles: Sequence[bool], engine: int) -> list[_
                 away_side = shape.normal if float(shape.normal @ heading) > 0 else -shape.normal
                 open_point = shape.centre + away_side * shape.width / 2
                 starts.append(_Step(index, -1, abs(along), open_point, away_side, shape.width))
-    return _one_per_slot(starts, shapes, hub)
+    return _one_per_slot(starts, shapes, centre)
 
 
 def _hub_clear(shapes: list[Shape], engine: int, starts: list[_Step]) -> bool:
@@ -222,14 +276,14 @@ def _reach(shape: Shape, centre: np.ndarray) -> float:
     return distance - (shape.length / 2 * along + shape.width / 2 * math.sqrt(max(0.0, 1 - along * along)))
 
 
-def _one_per_slot(starts: list[_Step], shapes: list[Shape], hub: Shape) -> list[_Step]:
+def _one_per_slot(starts: list[_Step], shapes: list[Shape], centre: np.ndarray) -> list[_Step]:
     """Where two starts lie one behind the other (the second tile of a train pointing at the hub
     too), only the nearer starts a train."""
     kept: list[_Step] = []
-    for step in sorted(starts, key=lambda s: _reach(shapes[s.tile], hub.centre)):
+    for step in sorted(starts, key=lambda s: _reach(shapes[s.tile], centre)):
         behind = False
         for other in kept:
-            distance = float(np.linalg.norm(shapes[other.tile].centre - hub.centre))
+            distance = float(np.linalg.norm(shapes[other.tile].centre - centre))
             spread = math.atan2(shapes[other.tile].width, distance)  # the angle the nearer tile fills
             behind |= float(step.heading @ other.heading) >= math.cos(spread)
         if not behind:

@@ -58,6 +58,8 @@ BRIGHT_SEED_OFFSET = 11
 """The seed offset of ``CounterRecipe.bright_scenes``, whose sets are all bright (saturated bodies)."""
 BACK_SEED_OFFSET = 13
 """The seed offset of ``CounterRecipe.back_scenes``."""
+TABLE_SEED_OFFSET = 17
+"""The seed offset of ``CounterRecipe.table_scenes``."""
 BACKS_SHOWN = {"printed_backs": 1.0, "face_down_share": 1.0, "most_face_down": 4}
 """The options of ``CounterRecipe.back_scenes``: every set's backs printed, and one to four tiles face down
 in every hand."""
@@ -91,6 +93,10 @@ class CounterRecipe:
     (generator 12's: a brand's letters over a bar and stars), and the verifier, at its 64 px, cannot
     tell them from plain tiles without turning real blank ones away; at 48 px a half, letters are no
     pips. Plain backs are not taught: read as blank halves they add nothing to a total."""
+    table_scenes: int = 0
+    """Extra table scenes (trains round a hub): their tiles are smaller in the photo than a hand's (a
+    1280 x 960 table's median tile 64 px long, its halves about 32 px before they are cut at 48), and
+    a counter taught only hands read 0.83 of them exactly on their labelled corners (generator 14)."""
     start_from: str = ""
     """A counter's ONNX export to go on training from (``vision.train.smallnet.from_onnx``), not from nothing;
     one without the 20th output gains it (``vision.train.smallnet.from_onnx`` grows the last layer)."""
@@ -119,6 +125,8 @@ class HalvesJob:
     recipe: CounterRecipe = CounterRecipe()
     backs: bool = False
     """Teach the halves of printed backs too (as BACK)."""
+    kind: str = "hand"
+    """The scene's kind (``vision.synth.scene.make_scene``): a hand, or a table."""
 
 
 def scene_halves(job: HalvesJob) -> Halves:
@@ -128,7 +136,7 @@ def scene_halves(job: HalvesJob) -> Halves:
     view of a set with printed backs, as BACK, but for those read blank (``read_blank``)."""
     seed, options = job.seed, job.options
     rng = np.random.default_rng(seed)
-    scene = make_scene("hand", seed, options)
+    scene = make_scene(job.kind, seed, options)
     image, label = render(scene, (1280, 960), options)
     height, width = image.shape[:2]
     half_px = job.recipe.half_px
@@ -254,9 +262,10 @@ but for a peak counter)."""
 
 
 def synthetic_halves(
-    scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL, backs: bool = False
-) -> Halves:
-    """The halves of ``scenes`` rendered scenes (seeds from ``seed``) as ``recipe`` teaches them
+    scenes: int, seed: int, recipe: CounterRecipe, options: SceneOptions = FULL, backs: bool = False,
+    kind: str = "hand",
+) -> Halves:  # fmt: skip
+    """The halves of ``scenes`` rendered scenes of ``kind`` (seeds from ``seed``) as ``recipe`` teaches them
     (``backs``: printed backs' too, ``HalvesJob.backs``)."""
     if scenes == 0:
         side = recipe.half_px // MAP_STEP if recipe.peaks else 0
@@ -265,7 +274,7 @@ def synthetic_halves(
             np.zeros(0, np.int64),
             np.zeros((0, side, side), np.float32),
         )
-    jobs = [HalvesJob(seed * 100_000 + index, options, recipe, backs) for index in range(scenes)]
+    jobs = [HalvesJob(seed * 100_000 + index, options, recipe, backs, kind) for index in range(scenes)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         parts = list(tqdm(pool.imap(scene_halves, jobs, chunksize=8), total=scenes, desc="rendering", unit="scene"))
     halves, counts, maps = zip(*parts, strict=True)
@@ -429,18 +438,20 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     looks = MAKERS if recipe.makers else FULL
     drawn_with = "every maker's look (vision.synth.scene.MAKERS)" if recipe.makers else "the usual looks"
     halves, counts, maps = synthetic_halves(recipe.scenes, recipe.seed, recipe, looks)
-    extras = (  # scenes, seed offset, options, whether printed backs are taught
-        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(looks, sets=HIGH_SETS), False),
-        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(looks, bright_sets=1.0), False),
-        (recipe.back_scenes, BACK_SEED_OFFSET, dataclasses.replace(looks, **BACKS_SHOWN), True),
+    extras = (  # scenes, seed offset, options, whether printed backs are taught, kind
+        (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(looks, sets=HIGH_SETS), False, "hand"),
+        (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(looks, bright_sets=1.0), False, "hand"),
+        (recipe.back_scenes, BACK_SEED_OFFSET, dataclasses.replace(looks, **BACKS_SHOWN), True, "hand"),
+        (recipe.table_scenes, TABLE_SEED_OFFSET, looks, False, "table"),
     )
-    for scenes, offset, options, backs in extras:
+    for scenes, offset, options, backs, kind in extras:
         if scenes:
-            extra = synthetic_halves(scenes, recipe.seed + offset, recipe, options, backs)
+            extra = synthetic_halves(scenes, recipe.seed + offset, recipe, options, backs, kind)
             halves, counts, maps = (np.concatenate(pair) for pair in zip((halves, counts, maps), extra, strict=True))
     if len(halves) == 0:
         raise ValueError(
-            "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes or back_scenes)"
+            "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes, back_scenes "
+            "or table_scenes)"
         )
     held, used = held_out(len(halves), recipe.seed)
     model = train(halves[used], counts[used], recipe, checkpoint, maps[used])
@@ -466,7 +477,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             f"{len(halves)} halves from {recipe.scenes} synthetic hand scenes (seed {recipe.seed}), "
             f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}), "
             f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
-            f"and {recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
+            f"{recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
+            f"and {recipe.table_scenes} table scenes (seed {recipe.seed + TABLE_SEED_OFFSET}), "
             f"{drawn_with}, "
             f"generator {GENERATOR_VERSION}"
         ),
