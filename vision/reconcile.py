@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -114,6 +115,51 @@ def with_rules_prior(tiles: Sequence[Sighting], layout: Layout, prior: RulesPrio
         reason = Reason.READ_UNSURE if unsure else None
         revised[tile_id] = replace(tile, pips=pips, confidence=sure, reason=reason)
     return revised
+
+
+def each_tile_once(tiles: Sequence[Sighting], highest: int | None, prior: RulesPrior = RULES_PRIOR) -> list[Sighting]:
+    """``tiles`` with a tile read as one seen already read again where a half was close between counts
+    (below ``prior.sure``): a set holds each tile once, so the likeliest reading of its candidates that
+    no other tile shows is taken, if it is worth it (two sets mixed are as rare as a mismatch:
+    ``prior.mismatch``). The least sure twin goes first; a tile read surely stays a ``duplicate_tile``.
+    A reading taken so is as sure as it is against the one it replaces.
+
+    >>> six, three_or_two = [0.0] * 6 + [1.0], [0.0, 0.0, 0.4, 0.6, 0.0, 0.0, 0.0]
+    >>> twin = Sighting(np.zeros((4, 2)), (6, 3), 0.6, odds=np.array([six, three_or_two]))
+    >>> [tile.pips for tile in each_tile_once([Sighting(np.zeros((4, 2)), (6, 3)), twin], highest=6)]
+    [(6, 3), (6, 2)]
+    >>> sure_twin = replace(twin, odds=np.array([six, [0.0, 0.0, 0.1, 0.9, 0.0, 0.0, 0.0]]))
+    >>> [tile.pips for tile in each_tile_once([Sighting(np.zeros((4, 2)), (6, 3)), sure_twin], highest=6)]
+    [(6, 3), (6, 3)]
+    """
+    revised = list(tiles)
+    seen = Counter(Tile(*pips) for tile in tiles if (pips := _sure_in_layout(tile)) is not None)
+    for tile_id in sorted(range(len(tiles)), key=lambda index: tiles[index].confidence):
+        tile, pips = tiles[tile_id], _sure_in_layout(tiles[tile_id])
+        if pips is None or tile.odds is None or seen[Tile(*pips)] < 2:
+            continue
+        odds = tile.odds
+        read_as = float(odds[0][pips[0]] * odds[1][pips[1]])
+        others = [
+            (float(odds[0][a] * odds[1][b]), (a, b))
+            for a in prior.candidates(odds[0])
+            for b in prior.candidates(odds[1])
+            if seen[Tile(a, b)] == 0 and (highest is None or max(a, b) <= highest)
+        ]
+        likeliest, other = max(others, default=(0.0, pips))
+        if likeliest < prior.mismatch * read_as:
+            continue
+        seen[Tile(*pips)] -= 1
+        seen[Tile(*other)] += 1
+        sure = likeliest / (likeliest + prior.mismatch * read_as)
+        revised[tile_id] = replace(
+            tile, pips=other, confidence=sure, reason=None if sure >= MIN_CONFIDENCE else Reason.READ_UNSURE
+        )
+    return revised
+
+
+def _sure_in_layout(tile: Sighting) -> tuple[int, int] | None:
+    return sure_pips(tile) if in_layout(tile) else None
 
 
 def _weighable(tile: Sighting) -> bool:

@@ -13,7 +13,16 @@ import numpy as np
 from models import TABLE_DETECTOR
 from vision.observation import Observation, Reason
 from vision.pipeline import HandScorer
-from vision.reconcile import RULES_PRIOR, RulesPrior, in_layout, sure_pips, table_flags, train_pips, with_rules_prior
+from vision.reconcile import (
+    RULES_PRIOR,
+    RulesPrior,
+    each_tile_once,
+    in_layout,
+    sure_pips,
+    table_flags,
+    train_pips,
+    with_rules_prior,
+)
 from vision.trains import Hub, Layout, follow_trains, on_hub, with_markers
 
 
@@ -85,7 +94,7 @@ def read_table(seen: Observation, highest: int | None, prior: RulesPrior | None 
     markers = [marker.corners for marker in seen.markers]
     layout = with_markers(_renumbered(found, part), [tile.corners for tile in seen.tiles], markers)
     if prior is not None:
-        seen = replace(seen, tiles=tuple(with_rules_prior(seen.tiles, layout, prior)))
+        seen = replace(seen, tiles=tuple(each_tile_once(with_rules_prior(seen.tiles, layout, prior), highest, prior)))
     flags = table_flags(seen.tiles, layout, highest)
     spent = (time.perf_counter() - start) * 1000
     return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags)).with_stage("trains", spent)
