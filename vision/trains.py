@@ -358,10 +358,10 @@ def _crosswise(index: int, shape: Shape, is_double: bool, last: _Step) -> _Step 
     if float((shape.centre - last.open_point) @ last.heading) <= 0:
         return None
     away = -shape.normal if across > 0 else shape.normal
-    if is_double:
+    # across the middle of the end, a tile is laid as a double is, however it was read (a double's
+    # half misread makes it a single, and the train went no further)
+    if is_double or abs(along) < shape.length / 8:
         return _Step(index, -1, off_side, shape.centre + away * shape.width / 2, away, shape.width)
-    if abs(along) < shape.length / 8:  # a single across the middle of the end: no way on is told
-        return None
     inner = 0 if along < 0 else 1
     onward = shape.axis * (1 if inner == 0 else -1)
     return _Step(index, inner, off_side + 0.25, shape.end(1 - inner), onward, shape.width)
