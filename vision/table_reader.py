@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from models import TABLE_DETECTOR
+from models import TABLE_COUNTER, TABLE_DETECTOR
 from vision.observation import Observation, Reason
 from vision.pipeline import HandScorer
 from vision.reconcile import (
@@ -67,12 +67,13 @@ def _apart(a: float, b: float) -> float:
 
 class TableReader:
     """Load the models once; call with a BGR image. ``highest``: the set's highest double (None:
-    judged from the photo, and no tile is flagged ``out_of_set``). Tiles and markers are found by
-    the table detector (``models.TABLE_DETECTOR``) unless ``detector`` names another."""
+    judged from the photo, and no tile is flagged ``out_of_set``). Tiles, markers and the hub are found
+    by the table detector (``models.TABLE_DETECTOR``) and pips counted by the table counter
+    (``models.TABLE_COUNTER``) unless ``detector`` or ``counter`` names another."""
 
     def __init__(self, highest: int | None = None, **models: Any) -> None:
         self.highest = highest
-        self.scorer = HandScorer(highest=highest, **{"detector": TABLE_DETECTOR, **models})
+        self.scorer = HandScorer(highest=highest, **{"detector": TABLE_DETECTOR, "counter": TABLE_COUNTER, **models})
 
     def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Read a table photo (``label`` is accepted for the evaluation harness and ignored)."""
