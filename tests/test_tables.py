@@ -232,6 +232,7 @@ def test_a_rendered_table_read_on_its_labelled_corners_and_pips_is_scored_right(
     assert score.markers == (len(markers), len(markers), len(markers))
     result = analysis_json(reading, "table.jpg")
     assert sum(train["marker"] is True for train in result["trains"]) == len(markers)
+    assert all(train["marker"] is False for train in result["trains"] if train["marker"] is not True)
     assert all(marker["train"] is not None for marker in result["markers"])
 
 

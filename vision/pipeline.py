@@ -63,9 +63,9 @@ WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=1.0, trusted_shape=TR
 PROPOSAL_NMS_IOU = 0.7
 MARKER_NAME = "marker"
 """The detector's class of train markers (the table detector's; ``vision.synth.dataset.OBB_NAMES``)."""
-MARKER_CONFIDENCE = 0.4
-"""A marker box kept. Not chosen yet: the bundled table detector finds no marker at any threshold
-``python -m benchmarks.markers`` tries (benchmarks/results/markers.md)."""
+MARKER_CONFIDENCE = 0.05
+"""A marker box kept: the best smaller of precision and recall on the tuning tables (0.74 and 0.67;
+at 0.2, 0.97 and 0.41), chosen by ``python -m benchmarks.markers`` (benchmarks/results/markers.md)."""
 HUB_NAME = "hub"
 """The detector's class of the hub (the table detector's)."""
 HUB_CONFIDENCE = 0.6

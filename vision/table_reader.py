@@ -147,8 +147,7 @@ def analysis_json(seen: Observation, image: str, timings: bool = False, seats: S
                 "tile_ids": list(train.tile_ids),
                 "pips": [_listed(tile) for tile in pips],
                 "open_end": None if last is None else last[1],
-                # a marker seen says yes; none seen is no "no": the table detector finds few markers yet
-                "marker": True if train.marker is not None else None,
+                "marker": train.marker is not None,
             }
         )
     marks = {train.marker: t for t, train in enumerate(layout.trains) if train.marker is not None}
