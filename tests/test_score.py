@@ -80,11 +80,11 @@ def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
     from vision import leave_out
     from vision.observation import Reason, Sighting
     from vision.read import pip_reader
-    from vision.table_reader import ON_HUB
+    from vision.table_reader import HUB_MARK
 
     reasons = [pip_reader.BEYOND_FRAME, pip_reader.HOLDS_NO_COUNT, pip_reader.UNSURE]
     reasons += [leave_out.NOT_A_FACE, leave_out.PART_OF_A_TILE, leave_out.OTHER_POSE_SEEN, leave_out.READ_ALIKE]
-    reasons += [leave_out.ACROSS_TWO, leave_out.FOUND_UNSURELY, ON_HUB]
+    reasons += [leave_out.ACROSS_TWO, leave_out.FOUND_UNSURELY, HUB_MARK]
     assert sorted(reasons) == sorted(Reason)  # every reason is one a pipeline gives
     words = [reason.word for reason in Reason]
     assert len(set(words)) == len(words) and all(reason.message for reason in Reason)

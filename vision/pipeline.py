@@ -316,14 +316,14 @@ class HandScorer:
     def landmarks_in(self, found: Detections) -> Landmarks:
         """The train markers among the detections, surest first, and the surest hub
         (``ScorerConfig.marker_confidence``, ``hub_confidence``; none where the detector knows none)."""
-        markers = [Marker(corners, score) for corners, score in self._of_class(found, MARKER_NAME, "marker")]
-        hubs = self._of_class(found, HUB_NAME, "hub")
+        markers = [Marker(*box) for box in self._of_class(found, MARKER_NAME, self.config.marker_confidence)]
+        hubs = self._of_class(found, HUB_NAME, self.config.hub_confidence)
         return Landmarks(tuple(markers), Hub.round(hubs[0][0]) if hubs else None)
 
-    def _of_class(self, found: Detections, name: str, kind: str) -> list[tuple[np.ndarray, float]]:
+    def _of_class(self, found: Detections, name: str, least: float) -> list[tuple[np.ndarray, float]]:
+        """The boxes of the detector's class ``name`` scoring ``least`` or more, surest first."""
         if name not in self.detector.names:
             return []
-        least = self.config.marker_confidence if kind == "marker" else self.config.hub_confidence
         kept = (found.classes == self.detector.names.index(name)) & (found.scores >= least)
         order = np.argsort(-found.scores[kept], kind="stable")
         return [(found.corners[kept][i], float(found.scores[kept][i])) for i in order]

@@ -101,19 +101,17 @@ def read_table(seen: Observation, highest: int | None, prior: RulesPrior | None 
     return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags)).with_stage("trains", spent)
 
 
-ON_HUB = Reason.ON_HUB
+HUB_MARK = Reason.ON_HUB
 """Why a box is left out of a table's layout: it lies on the hub the detector saw, and is not the engine."""
 
 
 def without_hub_marks(seen: Observation) -> Observation:
-    """``seen`` with the boxes that lie on the hub it saw, the engine apart, left out as ``ON_HUB``."""
+    """``seen`` with the boxes that lie on the hub it saw, the engine apart, left out as ``HUB_MARK``."""
     if seen.hub is None:
         return seen
     corners = [tile.corners for tile in seen.tiles]
     marks = set(on_hub(corners, seen.hub, [tile.reason is Reason.FOUND_UNSURELY for tile in seen.tiles]))
-    tiles = tuple(
-        replace(tile, reason=ON_HUB) if index in marks else tile for index, tile in enumerate(seen.tiles)
-    )
+    tiles = tuple(replace(tile, reason=HUB_MARK) if index in marks else tile for index, tile in enumerate(seen.tiles))
     return replace(seen, tiles=tiles)
 
 

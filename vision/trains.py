@@ -153,16 +153,15 @@ def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool], seen_h
         hub: Hub | None = seen_hub
         engine = engine_on(corners, seen_hub)
         centre = np.asarray(seen_hub.centre, np.float64)
-        used = set() if engine is None else {engine}
-        starts = _starts(shapes, doubles, centre, used)
+        starts = _starts(shapes, doubles, centre, set() if engine is None else {engine})
     else:
         engine, starts = _engine(shapes, doubles)
-        used = set() if engine is None else {engine}
         hub = None
         if engine is not None:
             centre = shapes[engine].centre
             reach = float(np.median([_reach(shapes[s.tile], centre) for s in starts]))
             hub = Hub((float(centre[0]), float(centre[1])), reach)
+    used: set[int] = set() if engine is None else {engine}
     if hub is not None:
         for start in starts:
             if start.tile in used:
