@@ -10,7 +10,7 @@ STEEP_HANDS := out/synth/steep-hand-v14
 # Tables in play for measuring `hubcam analyze` (seed 78: never trained on, nor tuned on: that was seed 77).
 EVAL_TABLES := out/synth/eval-table-v14
 
-.PHONY: run test bench eval realism train-deps clean
+.PHONY: run simulate test bench eval realism train-deps system-deps clean
 
 # The run time: the package and its (light) dependencies.
 $(BIN)/hubcam: pyproject.toml
@@ -24,12 +24,23 @@ $(VENV)/.dev: $(BIN)/hubcam
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# The main job so far: play a 4-player double-12 game and referee its first round.
+# The main job: the referee service and its page, with the bundled models and an SQLite file in data/.
 run: $(BIN)/hubcam
+	$(BIN)/hubcam serve --db sqlite:///$(CURDIR)/data/hubcam.sqlite3
+
+# A 4-player double-12 game of automatic players, and the referee's report on its first round.
+simulate: $(BIN)/hubcam
 	mkdir -p out
 	$(BIN)/hubcam simulate --players 4 --set 12 --seed 1 --logs out/logs --csv out/scoresheet.csv --json out/scoresheet.json
 	$(BIN)/hubcam referee out/logs/round-00.json --compact > out/referee-round-00.json
 	@echo "referee report: out/referee-round-00.json; logs: out/logs/; scoresheet: out/scoresheet.csv"
+
+# What the tests need from Debian: a PostgreSQL server (the storage tests start their own) and the
+# chromium that playwright drives in the page test. Installed only where missing (needs root).
+SYSTEM_PACKAGES := postgresql chromium
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 
 test: $(VENV)/.dev
 	$(BIN)/ruff check engine api vision calibration models tests benchmarks

@@ -166,6 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--timings", action="store_true", help="add time per stage (ms)")
     analyze.set_defaults(run=run_analyze)
 
+    serve = verbs.add_parser("serve", help="run the referee service and its page (FastAPI)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="default 8000")
+    serve.add_argument(
+        "--db", default=None, metavar="URL",
+        help="sqlite:///FILE or postgresql://USER@HOST/DB (default: an SQLite file in data/)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--workers", type=int, default=1, help="worker processes (default 1; a room of tables: PostgreSQL and several)"
+    )
+    serve.add_argument("--public-url", default=None, metavar="URL", help="the address phones open (for the QR code)")
+    serve.set_defaults(run=run_serve)
+
     train = verbs.add_parser("train", help="train a model (needs the train extra: make train-deps)")
     train.add_argument(
         "model", choices=["detector", "pips", "verifier", "refiner", "verdict"],
@@ -538,6 +551,23 @@ def run_analyze(args: argparse.Namespace) -> int:
             banner(image, f"{len(layout.trains)} trains, {flags} {'flag' if flags == 1 else 'flags'}", thickness)
             cv2.imwrite(str(args.overlay / overlay_name(path, overlays)), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from api.db import DatabaseURLError, sqlite_url
+    from api.serve import serve
+    from api.settings import DATA_FOLDER
+
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port: expected 1 to 65535, got {args.port}")
+    if args.workers < 1:
+        raise UsageError(f"--workers: expected at least 1, got {args.workers}")
+    db_url = args.db or sqlite_url(DATA_FOLDER)
+    try:
+        serve(args.host, args.port, db_url, args.workers, args.public_url)
+    except DatabaseURLError as error:
+        raise UsageError(f"--db: {error}") from None
+    return 0
 
 
 def readable_photos(

@@ -22,22 +22,29 @@ class PhotoError(ValueError):
 def read_photo(path: Path) -> np.ndarray:
     """The photo as ``cv2.imread`` returns it; raises PhotoError naming what is wrong."""
     try:
-        head = path.read_bytes()
+        data = path.read_bytes()
     except OSError as error:
         raise PhotoError(f"cannot read {path}: {error.strerror or error}") from None
-    if not head:
-        raise PhotoError(f"{path} is empty")
-    size = _declared_size(head)
+    return decode_photo(data, str(path))
+
+
+def decode_photo(data: bytes, name: str) -> np.ndarray:
+    """The photo held in ``data`` (JPEG or PNG), decoded as ``cv2.imread`` would; ``name`` is what errors
+    call it. Its size is checked from the header before anything is decoded (no decompression bombs)."""
+    if not data:
+        raise PhotoError(f"{name} is empty")
+    size = _declared_size(data)
     if size is None:
-        raise PhotoError(f"{path} is not a JPEG or PNG image")
+        raise PhotoError(f"{name} is not a JPEG or PNG image")
     width, height = size
     if width * height > MAX_PIXELS:
-        raise PhotoError(f"{path} is too large: {width}x{height} pixels (at most {MAX_PIXELS // 1_000_000} megapixels)")
-    if head[:2] == b"\xff\xd8" and not head.rstrip(b"\x00").endswith(b"\xff\xd9"):
-        raise PhotoError(f"{path} is a truncated JPEG (no end-of-image marker)")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        raise PhotoError(f"{name} is too large: {width}x{height} pixels (at most {MAX_PIXELS // 1_000_000} megapixels)")
+    if data[:2] == b"\xff\xd8" and not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
+        raise PhotoError(f"{name} is a truncated JPEG (no end-of-image marker)")
+    # IMREAD_COLOR applies EXIF orientation, as cv2.imread does
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
-        raise PhotoError(f"{path} could not be decoded")
+        raise PhotoError(f"{name} could not be decoded")
     return image
 
 

@@ -1,0 +1,46 @@
+"""The vision readers the service runs, loaded on first use (not at import, not at start: the games
+routes never need them) and used one photo at a time per process, which bounds memory (about 550 MB
+at the peak of one table photo); more workers read more photos at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from vision.photo import decode_photo
+
+
+class Readers:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._scorers: dict[int | None, Any] = {}
+        self._table: Any = None
+
+    def score(self, data: bytes, name: str, highest: int | None = None) -> dict[str, Any]:
+        """``hubcam score --json`` for one photo's bytes (``--set highest``); raises PhotoError for a bad
+        photo."""
+        start = time.perf_counter()
+        image = decode_photo(data, name)
+        decode_ms = (time.perf_counter() - start) * 1000
+        with self._lock:
+            if highest not in self._scorers:
+                from vision.pipeline import HandScorer
+
+                self._scorers[highest] = HandScorer(highest=highest)
+            seen = self._scorers[highest](image).with_decode(decode_ms)
+        result: dict[str, Any] = seen.to_json(name, timings=True)
+        return result
+
+    def analyze(self, data: bytes, name: str, seats: Any = None) -> dict[str, Any]:
+        """``hubcam analyze --json`` for one photo's bytes; raises PhotoError for a bad photo."""
+        from vision.table_reader import TableReader, analysis_json
+
+        start = time.perf_counter()
+        image = decode_photo(data, name)
+        decode_ms = (time.perf_counter() - start) * 1000
+        with self._lock:
+            if self._table is None:
+                self._table = TableReader()
+            seen = self._table(image).with_decode(decode_ms)
+        return analysis_json(seen, name, True, seats)

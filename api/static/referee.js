@@ -1,0 +1,335 @@
+// hubcam's referee page: plain JS over the service's JSON routes. The server judges everything;
+// this page only sends what people do and shows what the server says.
+"use strict";
+
+const $ = (selector) => document.querySelector(selector);
+const page = { code: null, token: null, game: null, analysis: null, frame: null, stream: null };
+
+async function call(method, path, body, isForm = false) {
+  const headers = {};
+  if (page.token) headers["Authorization"] = `Bearer ${page.token}`;
+  if (body !== undefined && !isForm) headers["Content-Type"] = "application/json";
+  const answer = await fetch(path, { method, headers, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
+  const data = answer.headers.get("content-type")?.includes("json") ? await answer.json() : await answer.text();
+  return { ok: answer.ok, status: answer.status, data };
+}
+
+// ---- starting and rejoining ----------------------------------------------------------------
+
+$("#new-game").addEventListener("submit", async (submit) => {
+  submit.preventDefault();
+  const form = new FormData(submit.target);
+  const names = form.get("names").split(",").map((name) => name.trim()).filter(Boolean);
+  const answer = await call("POST", "/games", { rules: { players: names.length, set: Number(form.get("set")) }, names });
+  if (!answer.ok) return say(answer.data.detail, false);
+  remember(answer.data.game.id, answer.data.token);
+  show(answer.data.game);
+  say(`Game ${answer.data.game.id} started. Its token (to rejoin from another device): ${answer.data.token}`, true);
+});
+
+$("#rejoin").addEventListener("submit", async (submit) => {
+  submit.preventDefault();
+  const form = new FormData(submit.target);
+  const code = form.get("code").trim().toUpperCase();
+  remember(code, form.get("token").trim() || localStorage.getItem(`hubcam:${code}`));
+  await reload();
+});
+
+function remember(code, token) {
+  page.code = code;
+  page.token = token;
+  if (token) localStorage.setItem(`hubcam:${code}`, token);
+  history.replaceState(null, "", `#${code}`);
+}
+
+async function reload() {
+  const answer = await call("GET", `/games/${page.code}`);
+  if (!answer.ok) return say(answer.data.detail, false);
+  show(answer.data);
+}
+
+// ---- the game --------------------------------------------------------------------------------
+
+function currentRound() {
+  return page.game.rounds[page.game.rounds.length - 1];
+}
+
+function trainName(owner) {
+  return owner === "mexican" ? "Mexican train" : `${page.game.names[owner]}'s train`;
+}
+
+function show(game) {
+  page.game = game;
+  for (const id of ["#table", "#play", "#round-end", "#scores", "#game-badge"]) $(id).hidden = false;
+  $("#game-code").textContent = game.id;
+  $("#board-link").href = `/games/${game.id}/board`;
+  $("#qr").src = `/games/${game.id}/qr.svg`;
+  const round = currentRound();
+  const state = round.state;
+  $("#turn").textContent = state.round_over ? "(the round is over)" : `- ${game.names[state.turn]} (seat ${state.turn}) to play`;
+  const trainChoice = $("#event select[name=train]");
+  const chosen = trainChoice.value;
+  trainChoice.replaceChildren(...state.trains.map((train) => new Option(trainName(train.owner), train.owner)));
+  if (chosen) trainChoice.value = chosen;
+  $("#trains").replaceChildren(...state.trains.map((train) => {
+    const line = document.createElement("div");
+    line.className = "train";
+    const tiles = train.tiles.map(([a, b]) => `${a}-${b}`).join(" ");
+    line.textContent = `${trainName(train.owner)}${train.marker ? " (marker)" : ""}: ${tiles || "-"}  open ${train.open_end}`;
+    return line;
+  }));
+  $("#round-number").textContent = round.round + 1;
+  showHands(round);
+  showScores(game);
+}
+
+$("#event").addEventListener("submit", (submit) => {
+  submit.preventDefault();
+  const form = new FormData(submit.target);
+  const train = form.get("train");
+  send({ action: "play", tile: form.get("tile").trim(), train: train === "mexican" ? "mexican" : Number(train) });
+});
+for (const button of document.querySelectorAll("#event .action")) {
+  button.addEventListener("click", () => send({ action: button.value }));
+}
+
+async function send(event) {
+  const player = currentRound().state.turn;
+  const answer = await call("POST", `/games/${page.code}/events`, { player, ...event });
+  if (answer.ok) {
+    say(`${event.action.replace("_", " ")}: legal`, true);
+    $("#event input[name=tile]").value = "";
+  } else {
+    const reason = answer.data.verdict ? ` (${answer.data.verdict.reason})` : "";
+    say(`Refused${reason}: ${answer.data.detail}`, false);
+  }
+  await reload();
+}
+
+$("#undo").addEventListener("click", async () => {
+  const answer = await call("POST", `/games/${page.code}/undo`);
+  say(answer.ok ? "The last event was taken back." : answer.data.detail, answer.ok);
+  await reload();
+});
+
+function say(text, good) {
+  const verdict = $("#verdict");
+  verdict.textContent = text;
+  verdict.className = good ? "legal" : "illegal";
+  if (!page.game) alert(text);
+}
+
+// ---- the table: camera or photo, checked by /analyze -------------------------------------------
+
+$("#camera-on").addEventListener("click", async () => {
+  try {
+    page.stream = await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 } });
+  } catch (error) {
+    return showAlerts([{ message: `No camera: ${error.message}. Upload a photo instead.` }]);
+  }
+  $("#camera").srcObject = page.stream;
+  $("#camera").hidden = false;
+  $("#overlay").hidden = true;
+});
+
+$("#table-photo").addEventListener("change", async () => {
+  const file = $("#table-photo").files[0];
+  if (!file) return;
+  page.frame = await createImageBitmap(file);
+  page.analysis = null;
+  stopCamera();
+  draw();
+  await check(file);
+});
+
+$("#check").addEventListener("click", async () => {
+  const video = $("#camera");
+  if (page.stream && video.videoWidth) {
+    page.frame = await createImageBitmap(video);
+    stopCamera();
+  }
+  if (!page.frame) return showAlerts([{ message: "Turn on the camera or upload a photo first." }]);
+  const canvas = new OffscreenCanvas(page.frame.width, page.frame.height);
+  canvas.getContext("2d").drawImage(page.frame, 0, 0);
+  await check(await canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 }));
+});
+
+function stopCamera() {
+  if (page.stream) page.stream.getTracks().forEach((track) => track.stop());
+  page.stream = null;
+  $("#camera").hidden = true;
+  $("#overlay").hidden = false;
+}
+
+async function check(photo) {
+  $("#check-status").textContent = "checking...";
+  const form = new FormData();
+  form.append("photo", photo, "table.jpg");
+  const answer = await call("POST", "/analyze", form, true);
+  $("#check-status").textContent = answer.ok ? `${answer.data.timings_ms?.total?.toFixed(0) ?? "?"} ms` : "";
+  if (!answer.ok) return showAlerts([{ message: answer.data.detail }]);
+  page.analysis = answer.data;
+  draw();
+  showAlerts(answer.data.flags, answer.data);
+}
+
+function showAlerts(flags, analysis) {
+  const items = flags.map((flag) => {
+    const item = document.createElement("li");
+    item.textContent = flag.kind ? `${flag.kind.replace("_", " ")}: ${flag.message}` : flag.message;
+    return item;
+  });
+  if (analysis && !flags.length) {
+    const item = document.createElement("li");
+    item.className = "fine";
+    item.textContent = `No problem seen: ${analysis.trains.length} trains, ${analysis.tiles.length} tiles.`;
+    items.push(item);
+  }
+  $("#alerts").replaceChildren(...items);
+}
+
+const COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fb8c00", "#8e24aa", "#00acc1", "#f4511e", "#3949ab"];
+
+function draw() {
+  const canvas = $("#overlay");
+  const frame = page.frame;
+  canvas.width = frame.width;
+  canvas.height = frame.height;
+  const pen = canvas.getContext("2d");
+  pen.drawImage(frame, 0, 0);
+  const seen = page.analysis;
+  if (!seen) return;
+  const width = Math.max(2, frame.width / 400);
+  pen.lineWidth = width;
+  pen.font = `${Math.round(width * 7)}px sans-serif`;
+  const centre = (tile) => tile.corners.reduce(([x, y], [u, v]) => [x + u / 4, y + v / 4], [0, 0]);
+  const flagged = new Set(seen.flags.filter((flag) => flag.train != null)
+    .map((flag) => seen.trains[flag.train]?.tile_ids[flag.index]));
+  if (seen.hub) {
+    pen.strokeStyle = "#ffd600";
+    pen.beginPath();
+    pen.arc(seen.hub.center[0], seen.hub.center[1], seen.hub.radius, 0, 2 * Math.PI);
+    pen.stroke();
+  }
+  seen.trains.forEach((train, index) => {
+    pen.strokeStyle = COLOURS[index % COLOURS.length];
+    pen.beginPath();
+    const points = [seen.hub ? seen.hub.center : centre(seen.tiles[train.tile_ids[0]]), ...train.tile_ids.map((id) => centre(seen.tiles[id]))];
+    points.forEach(([x, y], at) => (at ? pen.lineTo(x, y) : pen.moveTo(x, y)));
+    pen.stroke();
+  });
+  seen.tiles.forEach((tile, id) => {
+    pen.strokeStyle = flagged.has(id) ? "#ff1744" : tile.reason ? "#ff9100" : "#e040fb";
+    pen.beginPath();
+    tile.corners.forEach(([x, y], at) => (at ? pen.lineTo(x, y) : pen.moveTo(x, y)));
+    pen.closePath();
+    pen.stroke();
+    const [x, y] = centre(tile);
+    const text = tile.pips ? `${tile.pips[0]}-${tile.pips[1]}` : "?";
+    pen.fillStyle = "rgba(0,0,0,.6)";
+    pen.fillRect(x - width * 9, y - width * 6, width * 18, width * 9);
+    pen.fillStyle = "white";
+    pen.fillText(text, x - width * 8, y);
+  });
+  pen.strokeStyle = "#00e5ff";
+  for (const marker of seen.markers) {
+    pen.beginPath();
+    marker.corners.forEach(([x, y], at) => (at ? pen.lineTo(x, y) : pen.moveTo(x, y)));
+    pen.closePath();
+    pen.stroke();
+  }
+}
+
+// A misread tile is corrected on the overlay itself: click it, type what it shows.
+$("#overlay").addEventListener("click", (click) => {
+  const seen = page.analysis;
+  if (!seen) return;
+  const canvas = $("#overlay");
+  const box = canvas.getBoundingClientRect();
+  const x = ((click.clientX - box.left) * canvas.width) / box.width;
+  const y = ((click.clientY - box.top) * canvas.height) / box.height;
+  const id = seen.tiles.findIndex((tile) => inside([x, y], tile.corners));
+  if (id < 0) return;
+  const tile = seen.tiles[id];
+  const typed = prompt("What does this tile show? (like 12-5)", tile.pips ? tile.pips.join("-") : "");
+  const match = typed && typed.trim().match(/^(\d+)-(\d+)$/);
+  if (!match) return;
+  tile.pips = [Number(match[1]), Number(match[2])];
+  delete tile.reason;
+  $("#event input[name=tile]").value = `${match[1]}-${match[2]}`;
+  draw();
+});
+
+function inside([x, y], corners) {
+  let within = false;
+  for (let i = 0, j = corners.length - 1; i < corners.length; j = i++) {
+    const [xi, yi] = corners[i];
+    const [xj, yj] = corners[j];
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) within = !within;
+  }
+  return within;
+}
+
+// ---- the end of a round: each leftover hand from a photo, reviewed ----------------------------
+
+function showHands(round) {
+  const rows = page.game.names.map((name, seat) => {
+    const hand = round.hands[seat];
+    const row = document.createElement("div");
+    row.className = "hand";
+    row.innerHTML = `<strong></strong>
+      <label class="button">Photo of the hand <input type="file" accept="image/jpeg,image/png" hidden></label>
+      <label>Tiles <input class="tiles" size="28" placeholder="12-5, 3-3"></label>
+      <button type="button">Save</button>
+      <span class="total"></span><span class="quiet note"></span>`;
+    row.querySelector("strong").textContent = name;
+    row.querySelector(".tiles").value = hand ? hand.tiles.join(", ") : "";
+    row.querySelector(".total").textContent = hand ? `${hand.total} pips` : "";
+    row.querySelector(".note").textContent = hand
+      ? (hand.reviewed ? "checked" : `read from the photo${hand.uncertain ? `; ${hand.uncertain} tiles unsure: add them` : ""}`)
+      : "";
+    row.querySelector("input[type=file]").addEventListener("change", async (change) => {
+      const form = new FormData();
+      form.append("photo", change.target.files[0]);
+      const answer = await call("POST", `/games/${page.code}/rounds/${round.round}/hands/${seat}`, form, true);
+      if (!answer.ok) say(answer.data.detail, false);
+      await reload();
+    });
+    row.querySelector("button").addEventListener("click", async () => {
+      const tiles = row.querySelector(".tiles").value.split(/[\s,]+/).filter(Boolean);
+      const answer = await call("PUT", `/games/${page.code}/rounds/${round.round}/hands/${seat}`, { tiles });
+      say(answer.ok ? `${name}'s hand saved: ${answer.data.total} pips` : answer.data.detail, answer.ok);
+      await reload();
+    });
+    return row;
+  });
+  $("#hands").replaceChildren(...rows);
+}
+
+$("#next-round").addEventListener("click", async () => {
+  const answer = await call("POST", `/games/${page.code}/rounds`, {});
+  say(answer.ok ? `Round ${answer.data.round + 1}: the engine is ${answer.data.deal.engine}-${answer.data.deal.engine}` : answer.data.detail, answer.ok);
+  await reload();
+});
+
+function showScores(game) {
+  const sheet = game.scoresheet;
+  const head = `<tr><th>round</th>${game.names.map(() => "<th></th>").join("")}</tr>`;
+  $("#scoresheet").innerHTML = head;
+  game.names.forEach((name, seat) => { $("#scoresheet").rows[0].cells[seat + 1].textContent = name; });
+  const addRow = (label, cells) => {
+    const row = $("#scoresheet").insertRow();
+    row.insertCell().textContent = label;
+    cells.forEach((cell) => { row.insertCell().textContent = cell; });
+  };
+  sheet.rounds.forEach((round) => addRow(`${round.round + 1} (${round.engine}-${round.engine})`, round.scores));
+  addRow("total", sheet.totals);
+  addRow("place", sheet.places);
+}
+
+// ---- back to the game in the address, if any ---------------------------------------------------
+
+if (location.hash.length > 1) {
+  remember(location.hash.slice(1).toUpperCase(), localStorage.getItem(`hubcam:${location.hash.slice(1).toUpperCase()}`));
+  reload();
+}

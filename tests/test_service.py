@@ -1,0 +1,270 @@
+"""The referee service's routes and errors (TestClient, SQLite; storage on PostgreSQL too in
+test_storage.py). Every bad request gets a 4xx with a message, and no stored game changes."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
+from models import COUNTER, DETECTOR, TABLE_COUNTER, TABLE_DETECTOR
+from vision.synth.scene import make_scene, render
+
+RULES = {"players": 2, "set": 6, "hand_size": 7}
+have_models = pytest.mark.skipif(
+    not all(path.exists() for path in (DETECTOR, COUNTER, TABLE_DETECTOR, TABLE_COUNTER)), reason="no bundled models"
+)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    folder = tmp_path_factory.mktemp("service")
+    app = create_app(Settings(db_url=f"sqlite:///{folder / 'hubcam.sqlite3'}", max_upload_bytes=3_000_000))
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def game(client: TestClient) -> tuple[str, dict[str, str]]:
+    """A new 2-player double-6 game in unknown-hands mode: its code and write headers."""
+    answer = client.post("/games", json={"rules": RULES, "names": ["Ann", "Bo"]})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["game"]["id"], {"Authorization": f"Bearer {answer.json()['token']}"}
+
+
+def jpeg(image: Any) -> bytes:
+    return cv2.imencode(".jpg", image)[1].tobytes()
+
+
+def play(tile: str, train: int | str, player: int) -> dict[str, Any]:
+    return {"player": player, "action": "play", "tile": tile, "train": train}
+
+
+def test_health_and_the_openapi_page(client: TestClient) -> None:
+    assert client.get("/health").json() == {"status": "ok", "database": "sqlite"}
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/score", "/analyze", "/games", "/games/{game_id}/events", "/games/{game_id}/undo"} <= set(paths)
+    assert "hubcam" in client.get("/docs").text
+
+
+def test_a_new_game_has_a_short_code_a_token_and_its_first_round(client: TestClient) -> None:
+    answer = client.post("/games", json={"rules": RULES, "names": ["Ann", "Bo"], "starter": 1})
+    body = answer.json()
+    assert answer.status_code == 201
+    assert len(body["game"]["id"]) == 6 and len(body["token"]) >= 24
+    (round_,) = body["game"]["rounds"]
+    assert round_["state"]["turn"] == 1 and round_["state"]["engine"] == [6, 6]
+    assert client.get(f"/games/{body['game']['id'].lower()}").json()["names"] == ["Ann", "Bo"]
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"rules": {"players": 2, "set": 6, "hand_size": 7, "doubel_follow_up": "cover"}}, "did you mean"),
+        ({"rules": {"set": 12}}, "players"),
+        ({"rules": RULES, "names": ["Ann"]}, "names: expected a list of 2"),
+        ({"rules": RULES, "engine": 9}, "engine"),
+        ({"rules": RULES, "hands": [["6-6"], ["6-5"]]}, "hands"),
+        ({"rules": RULES, "colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_game_is_refused_naming_what_is_wrong(client: TestClient, body: dict[str, Any], says: str) -> None:
+    answer = client.post("/games", json=body)
+    assert answer.status_code == 422
+    assert says in answer.json()["detail"]
+
+
+def test_a_legal_event_is_stored_and_an_illegal_one_refused_with_its_reason(client: TestClient, game: Any) -> None:
+    code, token = game
+    first = client.post(f"/games/{code}/events", json=play("6-1", "mexican", 0), headers=token)
+    assert first.status_code == 200
+    assert first.json()["verdict"] == {"event": 0, "legal": True, "reason": None, "message": ""}
+    before = client.get(f"/games/{code}").json()
+    refused = client.post(f"/games/{code}/events", json=play("5-2", 1, 1), headers=token)
+    assert refused.status_code == 409
+    assert refused.json()["verdict"]["reason"] == "no_match"
+    assert "does not match open end 6" in refused.json()["detail"]
+    assert client.get(f"/games/{code}").json() == before
+
+
+def test_undo_takes_back_the_last_event_and_keeps_it_in_the_audit_trail(client: TestClient, game: Any) -> None:
+    code, token = game
+    client.post(f"/games/{code}/events", json=play("6-1", "mexican", 0), headers=token)
+    undone = client.post(f"/games/{code}/undo", headers=token)
+    assert undone.status_code == 200 and undone.json()["events"] == []
+    assert client.post(f"/games/{code}/undo", headers=token).status_code == 409
+    (entry,) = client.get(f"/games/{code}/audit").json()
+    assert entry["action"] == "undo" and entry["event"]["tile"] == "6-1"
+    again = client.post(f"/games/{code}/events", json=play("6-1", "mexican", 0), headers=token)
+    assert again.status_code == 200 and again.json()["event"] == 0
+
+
+def test_every_write_needs_the_games_token(client: TestClient, game: Any) -> None:
+    code, _ = game
+    before = client.get(f"/games/{code}").json()
+    writes = [
+        ("post", f"/games/{code}/events", {"json": play("6-1", "mexican", 0)}),
+        ("post", f"/games/{code}/undo", {}),
+        ("post", f"/games/{code}/rounds", {"json": {}}),
+        ("put", f"/games/{code}/rounds/0/hands/0", {"json": {"tiles": []}}),
+    ]
+    for method, path, body in writes:
+        assert client.request(method, path, **body).status_code == 401, path
+        wrong = client.request(method, path, headers={"Authorization": "Bearer nope"}, **body)
+        assert wrong.status_code == 403 and "wrong token" in wrong.json()["detail"], path
+    assert client.get(f"/games/{code}").json() == before
+
+
+def test_the_token_never_reaches_the_logs(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG):
+        answer = client.post("/games", json={"rules": RULES})
+        token = answer.json()["token"]
+        client.post(f"/games/{answer.json()['game']['id']}/undo", headers={"Authorization": f"Bearer {token}"})
+    assert token not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "status", "says"),
+    [
+        (b"{not json", {"content-type": "application/json"}, 400, "malformed JSON"),
+        (b"", {"content-type": "application/json"}, 422, ""),
+        (b"player=0", {"content-type": "application/x-www-form-urlencoded"}, 422, ""),
+        (json.dumps({"player": 0, "action": "jump"}).encode(), {"content-type": "application/json"}, 422, "action"),
+        (json.dumps({"player": 0, "action": "play", "tile": "6-1"}).encode(), {"content-type": "application/json"},
+         422, "needs both"),
+        (json.dumps({"player": 0, "action": "play", "tile": "6-1", "train": 0, "x": 1}).encode(),
+         {"content-type": "application/json"}, 422, "x"),
+    ],
+)  # fmt: skip
+def test_a_malformed_event_gets_a_4xx_and_changes_nothing(
+    client: TestClient, game: Any, content: bytes, headers: dict[str, str], status: int, says: str
+) -> None:
+    code, token = game
+    before = client.get(f"/games/{code}").json()
+    answer = client.post(f"/games/{code}/events", content=content, headers=token | headers)
+    assert answer.status_code == status and says in answer.json()["detail"]
+    assert client.get(f"/games/{code}").json() == before
+
+
+def test_unknown_games_rounds_and_seats_are_404(client: TestClient, game: Any) -> None:
+    code, token = game
+    assert client.get("/games/NOSUCH").status_code == 404
+    assert "no game" in client.post("/games/NOSUCH/events", json=play("6-1", 0, 0)).json()["detail"]
+    assert client.put(f"/games/{code}/rounds/3/hands/0", json={"tiles": []}, headers=token).status_code == 404
+    assert client.put(f"/games/{code}/rounds/0/hands/2", json={"tiles": []}, headers=token).status_code == 404
+    assert client.get("/games/NOSUCH/scoresheet.csv").status_code == 404
+
+
+def test_corrected_hands_fill_the_scoresheet_and_the_audit_trail(client: TestClient, game: Any) -> None:
+    code, token = game
+    assert client.get(f"/games/{code}/scoresheet.json").json()["rounds"] == []
+    bad = client.put(f"/games/{code}/rounds/0/hands/0", json={"tiles": ["6-6", "6-6"]}, headers=token)
+    assert bad.status_code == 422 and "twice" in bad.json()["detail"]
+    assert client.put(f"/games/{code}/rounds/0/hands/0", json={"tiles": ["7-1"]}, headers=token).status_code == 422
+    hand = client.put(f"/games/{code}/rounds/0/hands/0", json={"tiles": ["6-5", "2-0"]}, headers=token).json()
+    assert hand["total"] == 13 and hand["reviewed"]
+    client.put(f"/games/{code}/rounds/0/hands/1", json={"tiles": []}, headers=token)
+    sheet = client.get(f"/games/{code}/scoresheet.json").json()
+    assert sheet["totals"] == [13, 0] and sheet["winners"] == [1] and sheet["rounds"][0]["ended"] == "out"
+    csv = client.get(f"/games/{code}/scoresheet.csv")
+    assert csv.headers["content-type"].startswith("text/csv")
+    assert csv.text.splitlines()[1] == "0,6-6,0,out,13,0"
+    client.put(f"/games/{code}/rounds/0/hands/0", json={"tiles": ["6-5"]}, headers=token)
+    trail = [entry for entry in client.get(f"/games/{code}/audit").json() if entry["seat"] == 0]
+    assert trail[-1]["before"] == ["6-5", "2-0"] and trail[-1]["after"] == ["6-5"]
+
+
+def test_the_next_round_takes_the_next_engine_and_starter(client: TestClient, game: Any) -> None:
+    code, token = game
+    answer = client.post(f"/games/{code}/rounds", json={}, headers=token)
+    assert answer.status_code == 201
+    assert answer.json()["deal"] == {"engine": 5, "starter": 1}
+    assert client.post(f"/games/{code}/events", json=play("5-1", 1, 1), headers=token).status_code == 200
+    assert len(client.get(f"/games/{code}").json()["rounds"][0]["events"]) == 0
+
+
+def test_the_scoreboard_page_and_its_qr_code(client: TestClient, game: Any) -> None:
+    code, _ = game
+    assert "<html" in client.get(f"/games/{code}/board").text
+    qr = client.get(f"/games/{code}/qr.svg")
+    assert qr.headers["content-type"].startswith("image/svg+xml") and "<svg" in qr.text
+    assert "<html" in client.get("/").text
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG that declares ``width`` x ``height`` grey pixels, its rows all zero (a decompression bomb:
+    a small file that would decode to width*height bytes)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    row = b"\x00" * (width + 1)
+    packer = zlib.compressobj(9)
+    body = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize("route", ["/score", "/analyze"])
+def test_bad_photos_get_a_clear_4xx(client: TestClient, route: str, tmp_path: Path) -> None:
+    image, _ = render(make_scene("hand", 5), (320, 240))
+    whole = jpeg(image)
+    bomb = png_header_only(20000, 20000)
+    assert len(bomb) < 3_000_000
+    cases = [
+        ({"photo": ("empty.jpg", b"", "image/jpeg")}, 422, "empty"),
+        ({"photo": ("cut.jpg", whole[: len(whole) // 2], "image/jpeg")}, 422, "truncated"),
+        ({"photo": ("notes.txt", b"hello", "text/plain")}, 422, "not a JPEG or PNG"),
+        ({"photo": ("bomb.png", bomb, "image/png")}, 422, "20000x20000"),
+        ({"photo": ("huge.jpg", whole + b"\x00" * 3_000_000, "image/jpeg")}, 413, "too large"),
+        ({"picture": ("hand.jpg", whole, "image/jpeg")}, 422, "multipart form field 'photo'"),
+    ]
+    for files, status, says in cases:
+        answer = client.post(route, files=files)
+        assert answer.status_code == status, (files.keys(), answer.text)
+        assert says in answer.json()["detail"]
+    answer = client.post(route, json={"photo": "hand.jpg"})
+    assert answer.status_code == 422 and "photo" in answer.json()["detail"]
+    assert client.get("/health").status_code == 200
+
+
+@have_models
+def test_score_and_a_hand_scored_into_the_round(client: TestClient, game: Any) -> None:
+    code, token = game
+    image, label = render(make_scene("hand", 424243))  # a double-6 set, as the game's
+    photo = {"photo": ("../../etc/hand.jpg", jpeg(image), "image/jpeg")}
+    reading = client.post("/score", files=photo).json()
+    assert reading["image"] == "hand.jpg" and reading["tiles"] and reading["total"] > 0
+    hand = client.post(f"/games/{code}/rounds/0/hands/1", files=photo, headers=token).json()
+    counted = [tile for tile in hand["reading"]["tiles"] if tile["pips"] and "reason" not in tile]
+    assert len(hand["tiles"]) == len(counted) > 0 and hand["total"] == hand["reading"]["total"]
+    assert not hand["reviewed"]
+    assert client.get(f"/games/{code}/audit").json()[-1]["action"] == "hand_scored"
+
+
+@have_models
+def test_analyze_reads_a_table(client: TestClient) -> None:
+    image, _ = render(make_scene("table", 5), (1280, 960))
+    seats = json.dumps({"slots": {"90": 0}, "mexican": 270})
+    answer = client.post("/analyze", files={"photo": ("table.jpg", jpeg(image), "image/jpeg")}, data={"seats": seats})
+    body = answer.json()
+    assert answer.status_code == 200 and body["hub"] is not None and body["trains"]
+    assert client.post("/analyze", files={"photo": ("t.jpg", jpeg(image), "image/jpeg")},
+                       data={"seats": "{"}).status_code == 422  # fmt: skip
+
+
+def test_the_upload_limit_answers_413_before_reading_everything(client: TestClient) -> None:
+    answer = client.post("/score", content=io.BytesIO(b"x" * 4_000_000).read(),
+                         headers={"content-type": "multipart/form-data; boundary=x"})  # fmt: skip
+    assert answer.status_code == 413 and "too large" in answer.json()["detail"]
