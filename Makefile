@@ -53,6 +53,8 @@ bench: $(BIN)/hubcam
 	$(BIN)/python -m benchmarks.synth_bench
 	$(BIN)/python -m benchmarks.score_bench
 	$(BIN)/python -m benchmarks.analyze_bench
+	$(BIN)/python -m benchmarks.serve_bench
+	$(BIN)/python -m benchmarks.serve_bench --workers 2
 	$(BIN)/python -m benchmarks.real_variants
 	$(BIN)/python -m benchmarks.box_labelled
 	$(BIN)/python -m benchmarks.read_by_eye

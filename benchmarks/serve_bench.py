@@ -7,7 +7,7 @@ A real ``hubcam serve`` process (SQLite in a temporary folder) on a free local p
 photos (1280x960 JPEG) posted to ``/score`` by N client threads at once, ``--requests`` in all per
 level, after a warm-up; then rendered 1280x720 tables posted to ``/analyze`` one at a time. Each
 process reads one photo at a time (memory stays bounded), so throughput grows with ``--workers``,
-not with clients. Writes ``benchmarks/results/serve.json``.
+not with clients. Writes ``benchmarks/results/serve.json`` (``serve-workersN.json`` with ``--workers N``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ CLIENTS = (1, 4, 16)
 HAND_SEEDS = range(910_000, 910_008)
 TABLE_SEEDS = range(78_100, 78_110)
 """Tables of the held-out measuring set's seed range (``make eval``: seed 78)."""
-RESULTS = Path(__file__).parent / "results" / "serve.json"
+RESULTS = Path(__file__).parent / "results"
 
 
 def main() -> None:
@@ -75,7 +75,8 @@ def main() -> None:
             "p95_ms": round(percentile(analyze_ms, 95), 1),
         },
     }
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    name = "serve.json" if args.workers == 1 else f"serve-workers{args.workers}.json"
+    (RESULTS / name).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 
 
