@@ -48,7 +48,7 @@ test: $(VENV)/.dev
 	$(BIN)/pytest
 
 # Benchmarks write their numbers to benchmarks/results/ (quoted by the README).
-bench: $(BIN)/hubcam
+bench: $(VENV)/.dev
 	$(BIN)/python -m benchmarks.referee_bench
 	$(BIN)/python -m benchmarks.synth_bench
 	$(BIN)/python -m benchmarks.score_bench

@@ -24,7 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
+import httpx2
 
 CLIENTS = (1, 4, 16)
 HAND_SEEDS = range(910_000, 910_008)
@@ -106,7 +106,7 @@ def score_level(base: str, hands: list[bytes], clients: int, requests: int) -> d
 def post(base: str, route: str, photo: bytes) -> float:
     """One photo posted; milliseconds until the whole answer came (an error stops the benchmark)."""
     start = time.perf_counter()
-    answer = httpx.post(f"{base}{route}", files={"photo": ("photo.jpg", photo, "image/jpeg")}, timeout=300)
+    answer = httpx2.post(f"{base}{route}", files={"photo": ("photo.jpg", photo, "image/jpeg")}, timeout=300)
     answer.raise_for_status()
     return (time.perf_counter() - start) * 1000
 
@@ -119,9 +119,9 @@ def percentile(values: list[float], share: float) -> float:
 def wait_for(base: str) -> None:
     for _ in range(600):
         try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+            if httpx2.get(f"{base}/health", timeout=1).status_code == 200:
                 return
-        except httpx.TransportError:
+        except httpx2.TransportError:
             time.sleep(0.1)
     raise SystemExit("hubcam serve did not come up")
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 
 def start_server(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
@@ -19,9 +19,9 @@ def start_server(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
         server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     for _ in range(600):
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+            if httpx2.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
                 return server
-        except httpx.TransportError:
+        except httpx2.TransportError:
             if server.poll() is not None:
                 break
             time.sleep(0.1)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
@@ -102,15 +102,15 @@ def test_killing_the_server_loses_no_acknowledged_event(db_url: str, tmp_path: P
     base = f"http://127.0.0.1:{port}"
     acknowledged: list[int] = []
     try:
-        created = httpx.post(f"{base}/games", json={"rules": RULES, **deal}).json()
+        created = httpx2.post(f"{base}/games", json={"rules": RULES, **deal}).json()
         code, headers = created["game"]["id"], {"Authorization": f"Bearer {created['token']}"}
 
         def stream() -> None:  # send events until the server dies under it
-            with httpx.Client(base_url=base, headers=headers, timeout=5) as client:
+            with httpx2.Client(base_url=base, headers=headers, timeout=5) as client:
                 for index, event in enumerate(events):
                     try:
                         answer = client.post(f"/games/{code}/events", json=event)
-                    except httpx.TransportError:
+                    except httpx2.TransportError:
                         return
                     assert answer.status_code == 200, answer.text
                     acknowledged.append(index)
@@ -124,7 +124,7 @@ def test_killing_the_server_loses_no_acknowledged_event(db_url: str, tmp_path: P
         sender.join()
         assert 0 < len(acknowledged) < len(events)
         server = start_server(db_url, port, log)
-        stored = httpx.get(f"{base}/games/{code}").json()["rounds"][0]["events"]
+        stored = httpx2.get(f"{base}/games/{code}").json()["rounds"][0]["events"]
         assert len(stored) >= len(acknowledged)  # the one in flight may or may not have been stored
         assert stored == events[: len(stored)]
     finally:
