@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 from api.games import GameError
 from api.limits import UploadLimit
 from api.readers import Readers
-from api.routes import games, pages, photos
+from api.routes import games, pages, photos, rules
 from api.routes.pages import STATIC
 from api.settings import Settings
 
@@ -46,6 +46,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(UploadLimit, max_bytes=settings.max_upload_bytes)
     app.include_router(photos.router)
     app.include_router(games.router)
+    app.include_router(rules.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

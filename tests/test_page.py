@@ -66,7 +66,7 @@ def browser_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             f"--use-file-for-fake-video-capture={folder / 'table.y4m'}", "--no-sandbox"]  # fmt: skip
     with playwright_api.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
-        page = browser.new_page(viewport={"width": 1000, "height": 1400})
+        page = browser.new_context(viewport={"width": 1000, "height": 1400}).new_page()
         page.on("dialog", lambda dialog: dialog.dismiss())
         yield page
         browser.close()
@@ -78,6 +78,8 @@ def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_pat
     SCREENSHOTS.mkdir(parents=True)
     page.goto(served)
     page.fill("#new-game input[name=names]", "Ann, Bo")
+    page.click("#house-rules summary")
+    page.select_option("#variants select[name=double_blank_points]", "50")
     page.click("#new-game button")
     page.wait_for_selector("#game-code:not(:empty)")
     code = page.text_content("#game-code")
@@ -106,6 +108,17 @@ def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_pat
     page.wait_for_selector("#verdict.illegal")
     assert "no_match" in page.text_content("#verdict")
     page.screenshot(path=str(SCREENSHOTS / "2-refused.png"), full_page=True)
+    for action in ("draw", "pass"):  # Bo cannot play: draws, passes, and so puts out a marker
+        page.click(f"#event button[value={action}]")
+        page.wait_for_function(f"document.querySelector('#verdict').textContent == '{action}: legal'")
+    page.wait_for_function("document.querySelector('#trains').textContent.includes(\"Bo's train (marker)\")")
+    page.fill("#event input[name=tile]", "5-5")
+    page.select_option("#event select[name=train]", "0")
+    page.click("#event button[value=play]")
+    page.wait_for_function("document.querySelector('#trains').textContent.includes('12-5 5-5')")
+    page.click("#undo")
+    page.wait_for_function("document.querySelector('#verdict').textContent.includes('taken back')")
+    assert "5-5" not in page.text_content("#trains")
 
     # the end of the round: a hand photo read, reviewed, and the scoresheet filled
     hand, _ = render(make_scene("hand", HAND_SEED))
@@ -120,8 +133,20 @@ def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_pat
     totals = page.locator("#scoresheet tr").nth(2).locator("td").all_text_contents()
     assert totals[0] == "total" and int(totals[1]) > 0 and totals[2] == "0"
     page.screenshot(path=str(SCREENSHOTS / "3-scored.png"), full_page=True)
+    page.click("#next-round")
+    page.wait_for_function("document.querySelector('#round-number').textContent == '2'")
+    assert "engine is 11-11" in page.text_content("#verdict")
 
-    # the phones' scoreboard shows the same
-    page.goto(f"{served}/games/{code}/board")
-    page.wait_for_function("document.querySelectorAll('#scoresheet tr').length == 4")
-    page.screenshot(path=str(SCREENSHOTS / "4-board.png"), full_page=True)
+    # the phones' scoreboard shows the same, on a phone's screen
+    phone = page.context.new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.goto(f"{served}/games/{code}/board")
+    phone.wait_for_function("document.querySelectorAll('#scoresheet tr').length == 4")
+    assert "Round 2, engine 11-11" in phone.text_content("#status")
+    phone.screenshot(path=str(SCREENSHOTS / "4-board-on-a-phone.png"), full_page=True)
+    phone.goto(f"{served}/#{code}")  # the referee's page too: the browser remembers the game's token
+    phone.wait_for_selector("#play:not([hidden])")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390, "the page is wider than a phone"
+    phone.screenshot(path=str(SCREENSHOTS / "5-referee-on-a-phone.png"), full_page=True)
+    rules = page.evaluate(f"fetch('/games/{code}').then((answer) => answer.json()).then((game) => game.rules)")
+    assert rules["double_blank_points"] == 50

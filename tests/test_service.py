@@ -3,6 +3,7 @@ test_storage.py). Every bad request gets a 4xx with a message, and no stored gam
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import logging
@@ -49,6 +50,12 @@ def jpeg(image: Any) -> bytes:
 
 def play(tile: str, train: int | str, player: int) -> dict[str, Any]:
     return {"player": player, "action": "play", "tile": tile, "train": train}
+
+
+def test_the_rule_variants_are_listed_for_the_page(client: TestClient) -> None:
+    variants = client.get("/rules").json()["variants"]
+    assert variants["double_follow_up"]["values"] == ["cover", "anywhere"]
+    assert "0-0" in variants["double_blank_points"]["help"]
 
 
 def test_health_and_the_openapi_page(client: TestClient) -> None:
@@ -202,6 +209,7 @@ def test_the_scoreboard_page_and_its_qr_code(client: TestClient, game: Any) -> N
     assert "<html" in client.get("/").text
 
 
+@functools.cache
 def png_header_only(width: int, height: int) -> bytes:
     """A PNG that declares ``width`` x ``height`` grey pixels, its rows all zero (a decompression bomb:
     a small file that would decode to width*height bytes)."""
@@ -251,6 +259,16 @@ def test_score_and_a_hand_scored_into_the_round(client: TestClient, game: Any) -
     assert len(hand["tiles"]) == len(counted) > 0 and hand["total"] == hand["reading"]["total"]
     assert not hand["reviewed"]
     assert client.get(f"/games/{code}/audit").json()[-1]["action"] == "hand_scored"
+
+
+def test_a_bad_hand_photo_changes_no_game(client: TestClient, game: Any) -> None:
+    code, token = game
+    before = client.get(f"/games/{code}").json()
+    for photo in (b"", b"\xff\xd8\xff\xe0 cut short", png_header_only(20000, 20000)):
+        answer = client.post(f"/games/{code}/rounds/0/hands/0", files={"photo": ("h.jpg", photo)}, headers=token)
+        assert answer.status_code == 422
+    assert client.get(f"/games/{code}").json() == before
+    assert client.get(f"/games/{code}/audit").json() == []
 
 
 @have_models

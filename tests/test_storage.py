@@ -5,6 +5,7 @@ no acknowledged event."""
 from __future__ import annotations
 
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -100,34 +101,49 @@ def test_killing_the_server_loses_no_acknowledged_event(db_url: str, tmp_path: P
     port, log = free_port(), tmp_path / "server.log"
     server = start_server(db_url, port, log)
     base = f"http://127.0.0.1:{port}"
-    acknowledged: list[int] = []
     try:
         created = httpx2.post(f"{base}/games", json={"rules": RULES, **deal}).json()
         code, headers = created["game"]["id"], {"Authorization": f"Bearer {created['token']}"}
-
-        def stream() -> None:  # send events until the server dies under it
-            with httpx2.Client(base_url=base, headers=headers, timeout=5) as client:
-                for index, event in enumerate(events):
-                    try:
-                        answer = client.post(f"/games/{code}/events", json=event)
-                    except httpx2.TransportError:
-                        return
-                    assert answer.status_code == 200, answer.text
-                    acknowledged.append(index)
-
-        sender = threading.Thread(target=stream)
-        sender.start()
-        while len(acknowledged) < min(15, len(events) // 2) and sender.is_alive():
-            time.sleep(0.005)
-        server.send_signal(signal.SIGKILL)  # mid-stream: a request is most likely in flight
-        server.wait()
-        sender.join()
-        assert 0 < len(acknowledged) < len(events)
-        server = start_server(db_url, port, log)
-        stored = httpx2.get(f"{base}/games/{code}").json()["rounds"][0]["events"]
-        assert len(stored) >= len(acknowledged)  # the one in flight may or may not have been stored
-        assert stored == events[: len(stored)]
+        stored: list[dict[str, Any]] = []
+        for pause_s in (0.0, 0.013, 0.031):  # three kills, each at another moment of a request
+            acknowledged = stream_until_killed(
+                server, f"{base}/games/{code}/events", headers, events, len(stored), pause_s
+            )
+            server = start_server(db_url, port, log)
+            stored = httpx2.get(f"{base}/games/{code}").json()["rounds"][0]["events"]
+            assert len(stored) >= acknowledged  # the one in flight may or may not have been stored
+            assert stored == events[: len(stored)]
+        assert len(stored) < len(events), "the round ended before the last kill: choose a longer one"
     finally:
         server.kill()
         server.wait()
     assert created["token"] not in log.read_text()
+
+
+def stream_until_killed(
+    server: subprocess.Popen[bytes], url: str, headers: dict[str, str], events: list[Any], first: int, pause_s: float
+) -> int:
+    """Send ``events`` from ``first`` on, one by one, and SIGKILL the server a little after five more have
+    been acknowledged; how many events (from the round's start) were acknowledged."""
+    acknowledged = first
+
+    def stream() -> None:
+        nonlocal acknowledged
+        with httpx2.Client(headers=headers, timeout=5) as client:
+            for index in range(first, len(events)):
+                try:
+                    answer = client.post(url, json=events[index])
+                except httpx2.TransportError:
+                    return
+                assert answer.status_code == 200, answer.text
+                acknowledged = index + 1
+
+    sender = threading.Thread(target=stream)
+    sender.start()
+    while acknowledged < first + 5 and sender.is_alive():
+        time.sleep(0.002)
+    time.sleep(pause_s)
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    sender.join()
+    return acknowledged

@@ -20,7 +20,9 @@ $("#new-game").addEventListener("submit", async (submit) => {
   submit.preventDefault();
   const form = new FormData(submit.target);
   const names = form.get("names").split(",").map((name) => name.trim()).filter(Boolean);
-  const answer = await call("POST", "/games", { rules: { players: names.length, set: Number(form.get("set")) }, names });
+  const rules = { players: names.length, set: Number(form.get("set")) };
+  for (const choice of document.querySelectorAll("#variants select")) rules[choice.name] = JSON.parse(choice.value);
+  const answer = await call("POST", "/games", { rules, names });
   if (!answer.ok) return say(answer.data.detail, false);
   remember(answer.data.game.id, answer.data.token);
   show(answer.data.game);
@@ -34,6 +36,27 @@ $("#rejoin").addEventListener("submit", async (submit) => {
   remember(code, form.get("token").trim() || localStorage.getItem(`hubcam:${code}`));
   await reload();
 });
+
+// The house rules (RULES.md 6) as the service lists them, each with its default first.
+async function showVariants() {
+  const answer = await call("GET", "/rules");
+  if (!answer.ok) return;
+  const choices = Object.entries(answer.data.variants).filter(([name]) => name !== "set").map(([name, variant]) => {
+    const label = document.createElement("label");
+    label.title = variant.help;
+    label.textContent = name.replaceAll("_", " ");
+    const select = document.createElement("select");
+    select.name = name;
+    for (const value of variant.values) {
+      const shown = value === true ? "yes" : value === false ? "no" : String(value);
+      select.append(new Option(shown, JSON.stringify(value)));
+    }
+    label.append(select);
+    return label;
+  });
+  $("#variants").replaceChildren(...choices);
+}
+showVariants();
 
 function remember(code, token) {
   page.code = code;
@@ -61,6 +84,7 @@ function trainName(owner) {
 function show(game) {
   page.game = game;
   for (const id of ["#table", "#play", "#round-end", "#scores", "#game-badge"]) $(id).hidden = false;
+  $("#start").hidden = true;
   $("#game-code").textContent = game.id;
   $("#board-link").href = `/games/${game.id}/board`;
   $("#qr").src = `/games/${game.id}/qr.svg`;
@@ -68,9 +92,8 @@ function show(game) {
   const state = round.state;
   $("#turn").textContent = state.round_over ? "(the round is over)" : `- ${game.names[state.turn]} (seat ${state.turn}) to play`;
   const trainChoice = $("#event select[name=train]");
-  const chosen = trainChoice.value;
   trainChoice.replaceChildren(...state.trains.map((train) => new Option(trainName(train.owner), train.owner)));
-  if (chosen) trainChoice.value = chosen;
+  trainChoice.value = String(state.turn); // most plays go on one's own train
   $("#trains").replaceChildren(...state.trains.map((train) => {
     const line = document.createElement("div");
     line.className = "train";
