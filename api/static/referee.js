@@ -242,11 +242,18 @@ function draw() {
     pen.stroke();
   });
   seen.tiles.forEach((tile, id) => {
-    pen.strokeStyle = flagged.has(id) ? "#ff1744" : tile.reason ? "#ff9100" : "#e040fb";
+    const atFault = flagged.has(id);
+    pen.strokeStyle = atFault ? "#ff1744" : tile.reason ? "#ff9100" : "#e040fb";
+    pen.lineWidth = atFault ? width * 2.5 : width;
     pen.beginPath();
     tile.corners.forEach(([x, y], at) => (at ? pen.lineTo(x, y) : pen.moveTo(x, y)));
     pen.closePath();
     pen.stroke();
+    if (atFault) {
+      pen.fillStyle = "rgba(255, 23, 68, .35)";
+      pen.fill();
+    }
+    pen.lineWidth = width;
     const [x, y] = centre(tile);
     const text = tile.pips ? `${tile.pips[0]}-${tile.pips[1]}` : "?";
     pen.fillStyle = "rgba(0,0,0,.6)";
