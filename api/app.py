@@ -5,7 +5,6 @@ Errors are always JSON ``{"detail": "..."}`` with a message a person can act on.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,9 +21,6 @@ from api.readers import Readers
 from api.routes import games, pages, photos, rules
 from api.routes.pages import STATIC
 from api.settings import Settings
-
-# OpenCV's own pixel limit, as a second guard behind vision.photo's header check (read at cv2's import).
-os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(60_000_000))
 
 
 def create_app(settings: Settings) -> FastAPI:

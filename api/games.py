@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -22,8 +22,8 @@ from api.tables import Audit, Event, Game, Hand, Round, now
 from engine import LogError, RoundScore, Rules, RulesError, Scoresheet
 from engine.errors import ParseError
 from engine.game import engines, starter_of
-from engine.legality import Verdict, judge
-from engine.referee import RoundLog, read_log, replay, state_json
+from engine.legality import Verdict
+from engine.referee import read_log, replay, state_json
 from engine.state import RoundState, hand_points
 from engine.tiles import parse_in_set
 
@@ -120,16 +120,12 @@ def add_event(session: Session, game: Game, event: Any) -> dict[str, Any]:
     events = _live_events(session, round_)
     try:
         log = read_log(_log(game, round_, [*(e.event for e in events), event]))
+        verdicts, after = replay(log)  # raises too for a draw that must name its tile
     except LogError as error:
         raise GameError(str(error).replace(f"events[{len(events)}]", "event")) from None
-    _, state = replay(_without_last(log))
-    verdict = judge(state, log.moves[-1])
+    verdict = verdicts[-1]  # the stored events are all legal: the last verdict is the new event's
     if not verdict.legal:
         raise Illegal(verdict.message, verdict=_verdict_json(len(events), verdict))
-    try:
-        _, after = replay(log)
-    except LogError as error:  # a draw that must name its tile
-        raise GameError(str(error).replace(f"events[{len(events)}]", "event")) from None
     seq = session.scalar(select(func.count()).select_from(Event).where(Event.round_id == round_.id)) or 0
     session.add(Event(round_id=round_.id, seq=seq, event=log.moves[-1].to_event()))
     _commit(session)
@@ -225,13 +221,14 @@ def correct_hand(session: Session, game: Game, number: int, seat: int, tiles: An
 
 
 def game_json(session: Session, game: Game) -> dict[str, Any]:
+    rounds = [round_json(session, game, round_) for round_ in game.rounds]
     return {
         "id": game.id,
         "rules": game.rules,
         "names": game.names,
         "created": game.created.isoformat(),
-        "rounds": [round_json(session, game, round_) for round_ in game.rounds],
-        "scoresheet": scoresheet(session, game).to_json() | {"names": game.names},
+        "rounds": rounds,
+        "scoresheet": _scoresheet(game, rounds).to_json() | {"names": game.names},
     }
 
 
@@ -266,19 +263,24 @@ def hand_json(game: Game, hand: Hand) -> dict[str, Any]:
 def scoresheet(session: Session, game: Game) -> Scoresheet:
     """The rounds whose every seat has a score (a finished round with known hands, or every leftover
     hand scored)."""
+    return _scoresheet(game, [round_json(session, game, round_) for round_ in game.rounds])
+
+
+def _scoresheet(game: Game, rounds: list[dict[str, Any]]) -> Scoresheet:
+    """The scoresheet of rounds as ``round_json`` gives them."""
     rules = Rules.from_dict(game.rules)
-    rows = []
-    for round_ in game.rounds:
-        scores = round_json(session, game, round_)["scores"]
-        if scores is not None:
-            events = len(_live_events(session, round_))
-            ended = "out" if 0 in scores else "blocked"
-            deal = round_.deal
-            rows.append(
-                RoundScore(
-                    round_.number, deal.get("engine", rules.set), deal.get("starter", 0), tuple(scores), ended, events
-                )
-            )
+    rows = [
+        RoundScore(
+            round_["round"],
+            round_["deal"].get("engine", rules.set),
+            round_["deal"].get("starter", 0),
+            tuple(round_["scores"]),
+            "out" if 0 in round_["scores"] else "blocked",
+            len(round_["events"]),
+        )
+        for round_ in rounds
+        if round_["scores"] is not None
+    ]
     return Scoresheet.from_rounds(rules, rows)
 
 
@@ -288,8 +290,9 @@ def audit_json(session: Session, game: Game) -> list[dict[str, Any]]:
 
 
 def _round_scores(game: Game, state: RoundState, hands: dict[int, dict[str, Any]]) -> list[int] | None:
-    if state.round_over and state.scores() is not None:
-        return state.scores()
+    scores = state.scores()
+    if state.round_over and scores is not None:
+        return scores
     if len(hands) == len(game.names):
         return [hands[seat]["total"] for seat in range(len(game.names))]
     return None
@@ -297,10 +300,6 @@ def _round_scores(game: Game, state: RoundState, hands: dict[int, dict[str, Any]
 
 def _log(game: Game, round_: Round, events: list[Any]) -> dict[str, Any]:
     return {"rules": game.rules, **round_.deal, "events": events}
-
-
-def _without_last(log: RoundLog) -> RoundLog:
-    return replace(log, moves=log.moves[:-1])
 
 
 def _verdict_json(index: int, verdict: Verdict) -> dict[str, Any]:

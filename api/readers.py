@@ -8,6 +8,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from vision.photo import decode_photo
 
 
@@ -20,9 +22,7 @@ class Readers:
     def score(self, data: bytes, name: str, highest: int | None = None) -> dict[str, Any]:
         """``hubcam score --json`` for one photo's bytes (``--set highest``); raises PhotoError for a bad
         photo."""
-        start = time.perf_counter()
-        image = decode_photo(data, name)
-        decode_ms = (time.perf_counter() - start) * 1000
+        image, decode_ms = _decoded(data, name)
         with self._lock:
             if highest not in self._scorers:
                 from vision.pipeline import HandScorer
@@ -36,11 +36,16 @@ class Readers:
         """``hubcam analyze --json`` for one photo's bytes; raises PhotoError for a bad photo."""
         from vision.table_reader import TableReader, analysis_json
 
-        start = time.perf_counter()
-        image = decode_photo(data, name)
-        decode_ms = (time.perf_counter() - start) * 1000
+        image, decode_ms = _decoded(data, name)
         with self._lock:
             if self._table is None:
                 self._table = TableReader()
             seen = self._table(image).with_decode(decode_ms)
         return analysis_json(seen, name, True, seats)
+
+
+def _decoded(data: bytes, name: str) -> tuple[np.ndarray, float]:
+    """The photo decoded, and the milliseconds that took (the timings' first stage)."""
+    start = time.perf_counter()
+    image = decode_photo(data, name)
+    return image, (time.perf_counter() - start) * 1000
