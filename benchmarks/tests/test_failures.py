@@ -1,27 +1,13 @@
-"""benchmarks/failures.py and benchmarks/framing.py on hand-made cases whose answers are known."""
+"""benchmarks/failures.py on hand-made cases whose answers are known."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.data.labels import FACE_DOWN, LabelledImage, LabelledTile
 from vision.observation import Observation, Reason, Sighting
-
-
-def test_a_shrunk_photo_keeps_its_labels_in_step():
-    from benchmarks.framing import shrink
-
-    image = np.zeros((300, 400, 3), np.uint8)
-    cv2.rectangle(image, (100, 50), (199, 149), (255, 255, 255), -1)
-    canvas, scale, offset = shrink(image, 0.5)
-    assert canvas.shape == image.shape
-    corners = np.array([[100, 50], [200, 50], [200, 150], [100, 150]], np.float32) * scale + offset
-    ys, xs = np.nonzero(canvas[:, :, 0] > 128)
-    assert abs(xs.min() - corners[:, 0].min()) <= 1 and abs(ys.max() + 1 - corners[:, 1].max()) <= 1
-    assert shrink(image, 1.0)[0] is image
 
 
 def test_every_cause_of_a_wrong_total_is_named():
