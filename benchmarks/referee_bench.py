@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine import Rules
+from engine import Rules, apply, legal_moves
 from engine.game import play_rounds
 from engine.random_logs import random_log  # the same injected-event logs the differential fuzzer judges
 from engine.referee import moves_to_log, read_log, referee, replay
@@ -59,13 +59,13 @@ def legal_move_costs(logs: list[dict[str, Any]], sample: int, seed: int) -> dict
         state = read_log(log).start
         for move in read_log(log).moves:
             positions.append(state)
-            state = state.apply(move)
+            state = apply(state, move)
     chosen = rng.sample(positions, min(sample, len(positions)))
     costs_us = []
     for state in chosen:
         fresh = type(state)(**{name: getattr(state, name) for name in state.__dataclass_fields__})  # no caches
         start = time.perf_counter()
-        list(fresh.legal_moves())
+        list(legal_moves(fresh))
         costs_us.append((time.perf_counter() - start) * 1e6)
     costs_us.sort()
     return {

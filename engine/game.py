@@ -17,6 +17,7 @@ from engine.players import STRATEGIES, Strategy, choose_move
 from engine.rules import Rules
 from engine.scoresheet import RoundScore, Scoresheet
 from engine.state import RoundState
+from engine.transitions import apply
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def play_round(start: RoundState, strategies: Sequence[Strategy], rng: random.Ra
     state, moves = start, []
     while not state.round_over:
         move = choose_move(state, strategies[state.turn], rng)
-        state = state.apply(move)
+        state = apply(state, move)
         moves.append(move)
     return PlayedRound(number, start, tuple(moves), state)
 

@@ -156,6 +156,10 @@ def judge(state: RoundState, move: Move) -> Verdict:
     return LEGAL
 
 
+def is_legal(state: RoundState, move: Move) -> bool:
+    return judge(state, move).legal
+
+
 def legal_moves(state: RoundState) -> Iterator[Move]:
     """Every legal move, lazily: plays first, then draws, pass and end_turn.
 

@@ -22,7 +22,7 @@ Fields, separated by spaces::
 >>> text = to_notation(RoundState.start(Rules(players=2, set=6, hand_size=3), engine=6))
 >>> text
 'players=2,set=6,hand_size=3 6 -/-/- - ? ? 0'
->>> str(from_notation(text)) == text
+>>> to_notation(from_notation(text)) == text
 True
 """
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from engine.legality import legal_moves
 from engine.moves import Move
+from engine.notation import to_notation
 from engine.state import RoundState
 
 Strategy = Callable[[RoundState, list[Move], random.Random], Move]
@@ -37,7 +39,7 @@ STRATEGIES: dict[str, Strategy] = {"random": random_strategy, "greedy": greedy_s
 def choose_move(state: RoundState, strategy: Strategy, rng: random.Random) -> Move:
     """The next move for the current seat: a play if any (chosen by ``strategy``), else
     end a chain turn, draw a random tile, or pass, whichever is legal."""
-    moves = list(state.legal_moves())
+    moves = list(legal_moves(state))
     plays = [move for move in moves if move.action == "play"]
     can_end = any(move.action == "end_turn" for move in moves)
     # A chain first turn may stop once a tile is down; the random player stops one time in four.
@@ -47,4 +49,4 @@ def choose_move(state: RoundState, strategy: Strategy, rng: random.Random) -> Mo
         options = [move for move in moves if move.action == action]
         if options:
             return rng.choice(options)
-    raise AssertionError(f"no legal move in {state}")  # the rules always leave one
+    raise AssertionError(f"no legal move in {to_notation(state)}")  # the rules always leave one

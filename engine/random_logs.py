@@ -7,9 +7,14 @@ import random
 from itertools import product
 from typing import Any
 
-from engine import Move, RoundState, Rules, Tile, domino_set
+from engine.legality import is_legal
+from engine.moves import Move
 from engine.players import choose_move, random_strategy
 from engine.referee import moves_to_log
+from engine.rules import Rules
+from engine.state import RoundState
+from engine.tiles import Tile, domino_set
+from engine.transitions import apply
 
 SET_SIZES = (6, 9, 12, 15, 18)
 
@@ -64,8 +69,8 @@ def random_log(rng: random.Random, rules: Rules, injected: float = 0.3, max_even
             event = choose_move(state, random_strategy, rng).to_event()
         events.append(event)
         move = Move(event["player"], event["action"], _tile(event.get("tile")), event.get("train"))
-        if state.judge(move).legal:
-            state = state.apply(move)
+        if is_legal(state, move):
+            state = apply(state, move)
     log = moves_to_log(start, [])
     log["events"] = events
     return log

@@ -1,6 +1,8 @@
 """The state of one round: trains, markers, open doubles, hands, boneyard, whose turn.
 
-A RoundState is frozen: ``apply`` returns a new one. Hands and boneyard are either
+A RoundState is frozen and only a value: the verbs on it live where they are written,
+``engine.legality`` (``judge``, ``legal_moves``), ``engine.transitions`` (``apply``, which
+returns a new state) and ``engine.notation`` (``to_notation``). Hands and boneyard are either
 known (every tile's place is known) or unknown, as when the camera watches a table
 and only sees what is played (RULES.md 7).
 
@@ -16,15 +18,11 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from engine.errors import ParseError
-from engine.moves import MEXICAN, Move, TrainRef
+from engine.moves import MEXICAN, TrainRef
 from engine.rules import Rules
 from engine.tiles import Tile, domino_set, tiles_with
-
-if TYPE_CHECKING:
-    from engine.legality import Verdict
 
 
 @dataclass(frozen=True)
@@ -232,31 +230,6 @@ class RoundState:
         if not self.round_over or self.hands is None:
             return None
         return [hand_points(hand, self.rules.double_blank_points) for hand in self.hands]
-
-    # --- moves (python-chess style conveniences) -----------------------------
-
-    def judge(self, move: Move) -> Verdict:
-        from engine.legality import judge
-
-        return judge(self, move)
-
-    def is_legal(self, move: Move) -> bool:
-        return self.judge(move).legal
-
-    def legal_moves(self) -> Iterator[Move]:
-        from engine.legality import legal_moves
-
-        return legal_moves(self)
-
-    def apply(self, move: Move) -> RoundState:
-        from engine.transitions import apply
-
-        return apply(self, move)
-
-    def __str__(self) -> str:
-        from engine.notation import to_notation
-
-        return to_notation(self)
 
 
 def hand_points(hand: Iterable[Tile], double_blank_points: int = 0) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine import MEXICAN, Move, RoundState, Tile, domino_set, from_notation, to_notation
+from engine import MEXICAN, Move, RoundState, Tile, domino_set, from_notation, is_legal, judge, legal_moves, to_notation
 
 
 def check_tiles_conserved(state: RoundState) -> None:
@@ -22,9 +22,9 @@ def check_tiles_conserved(state: RoundState) -> None:
 
 
 def check_generated_moves_are_legal(state: RoundState) -> list[Move]:
-    moves = list(state.legal_moves())
+    moves = list(legal_moves(state))
     for move in moves:
-        verdict = state.judge(move)
+        verdict = judge(state, move)
         assert verdict.legal, f"generated {move} judged {verdict.reason} in {to_notation(state)}"
     if not state.round_over:
         assert moves, f"no legal move in {to_notation(state)}"
@@ -38,7 +38,7 @@ def check_plays_are_complete(state: RoundState, moves: list[Move]) -> None:
     seat = state.turn
     refs: list[int | str] = [*range(state.players), MEXICAN]
     accepted = {
-        (tile, ref) for tile in state.hands[seat] for ref in refs if state.judge(Move.play(seat, tile, ref)).legal
+        (tile, ref) for tile in state.hands[seat] for ref in refs if is_legal(state, Move.play(seat, tile, ref))
     }
     generated = {(move.tile, move.train) for move in moves if move.action == "play"}
     assert accepted == generated, f"judge and generator differ in {to_notation(state)}"

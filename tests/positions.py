@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import Move, RoundState, Tile, domino_set, from_notation
+from engine import Move, RoundState, Tile, apply, domino_set, from_notation, judge
 from engine.legality import Verdict
 
 
@@ -42,7 +42,7 @@ def position(
 
 
 def verdict(state: RoundState, move: str) -> Verdict:
-    return state.judge(Move.parse(move))
+    return judge(state, Move.parse(move))
 
 
 def reason(state: RoundState, move: str) -> str | None:
@@ -51,5 +51,5 @@ def reason(state: RoundState, move: str) -> str | None:
 
 def play(state: RoundState, *moves: str) -> RoundState:
     for move in moves:
-        state = state.apply(Move.parse(move))
+        state = apply(state, Move.parse(move))
     return state

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Move, RoundState, Rules, referee
+from engine import Move, RoundState, Rules, apply, referee
 from engine.players import STRATEGIES, choose_move
 from engine.random_logs import every_variant, random_log, random_rules, without_hands
 from engine.referee import moves_to_log, state_json
@@ -29,7 +29,7 @@ def played_round(rules: Rules, seed: int, strategy: str = "random") -> tuple[Rou
     while not states[-1].round_over:
         move = choose_move(states[-1], STRATEGIES[strategy], rng)
         moves.append(move)
-        states.append(states[-1].apply(move))
+        states.append(apply(states[-1], move))
     return start, states, moves
 
 

@@ -113,9 +113,9 @@ def test_unknown_hands_skip_hand_checks_but_not_table_checks():
 
 
 def test_an_illegal_move_raises_with_its_reason_when_applied():
-    from engine import IllegalMoveError
+    from engine import IllegalMoveError, apply
 
     with pytest.raises(IllegalMoveError) as error:
-        KNOWN.apply(Move.parse("0 play 2-5 0"))
+        apply(KNOWN, Move.parse("0 play 2-5 0"))
     assert error.value.reason == "no_match"
     assert "5-2 does not match open end 1 of seat 0's train" in str(error.value)

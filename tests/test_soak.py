@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine import RoundState
+from engine import RoundState, apply
 from engine.players import STRATEGIES, choose_move
 from engine.random_logs import every_variant, random_rules
 from tests.invariants import check_all
@@ -31,7 +31,7 @@ def test_a_thousand_random_rounds_keep_every_invariant():
             positions += 1
             if state.round_over:
                 break
-            state = state.apply(choose_move(state, strategy, rng))
+            state = apply(state, choose_move(state, strategy, rng))
         assert state.scores() is not None
         endings["out" if any(not hand for hand in state.hands or ()) else "blocked"] += 1
     assert endings["out"] > 0 and endings["blocked"] > 0, endings

@@ -1,24 +1,24 @@
-"""Training the tile detector with Ultralytics: the one module that imports it (train extra).
+"""Training the tile detector with Ultralytics (train extra).
 
 A model is built from its yaml (no pretrained weights can be had here), trained on
 an OBB dataset exported from synthetic sets, with a recipe recorded in full, and
-exported to ONNX beside a model card. Nothing is downloaded: ``YOLO_OFFLINE`` is
-set, the settings live in the project's ``.yolo/`` folder, AMP (whose check fetches
-weights) and plots (which fetch a font) are off, and the ONNX export is not
-simplified (which would install onnxslim).
+exported to ONNX beside a model card. Nothing is downloaded: Ultralytics comes from
+``vision.train.ultralytics_offline`` (``YOLO_OFFLINE`` set, the settings in the project's
+``.yolo/`` folder), AMP (whose check fetches weights) and plots (which fetch a font) are
+off, and the ONNX export is not simplified (which would install onnxslim).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from vision.train.ultralytics_offline import REPO
+from vision.train.ultralytics_offline import offline_ultralytics as _offline_ultralytics  # tests swap in a fake
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,6 @@ class Recipe:
     """Whether the images are averaged down by halves before Ultralytics shrinks them the rest of the
     way bilinearly, as the pipeline then shows it photos (``vision.detect.onnx_obb.view_of``): a phone
     photo shrunk in one bilinear step is seen through every ninth pixel."""
-
-
-def _offline_ultralytics() -> Any:
-    os.environ["YOLO_OFFLINE"] = "1"
-    os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / ".yolo"))
-    from ultralytics import YOLO
-
-    return YOLO
 
 
 def train(

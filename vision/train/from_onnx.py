@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.train.detector import _offline_ultralytics
+from vision.train.ultralytics_offline import offline_ultralytics
 
 
 def folded_weights(onnx_path: Path) -> dict[str, np.ndarray]:
@@ -40,7 +40,7 @@ def rebuild(
     from ultralytics.nn.modules import Conv
     from ultralytics.nn.tasks import OBBModel
 
-    _offline_ultralytics()
+    offline_ultralytics()
     weights = folded_weights(onnx_path)
     model = OBBModel(model_yaml, nc=len(names), verbose=False).float().eval()
     model.names = dict(enumerate(names))

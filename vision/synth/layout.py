@@ -1,0 +1,390 @@
+"""Where things lie in a synthetic scene, in table millimetres: the tiles of a hand (scattered,
+touching, in rows or in lines of play), or the hub with the engine, trains, markers and loose tiles
+of a table in play; each drawn from the scene's random stream, so the same seed lays the same scene.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.tiles import domino_set
+from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
+from vision.synth.options import SceneOptions
+from vision.synth.styles import TileStyle
+
+MARKER_COLOURS = (
+    (40, 40, 200),
+    (200, 90, 30),
+    (40, 160, 40),
+    (30, 200, 230),
+    (160, 60, 160),
+    (230, 230, 230),
+    (20, 20, 20),
+    (40, 120, 240),
+)
+HUB_LOOKS = ("notched", "ringed", "plain")
+"""Hubs' tops: a notch for each slot, a band of another colour round the rim, or plain."""
+MARKER_SHAPES = ("locomotive", "token", "peg", "wagon")
+"""Sets come with little engines, but players use coins, pegs and wagons too."""
+MARKER_PLACES = ("beside_end", "past_end", "at_start")
+"""Where a marker stands: beside the train's last tile, past its open end, or at its start by the hub."""
+
+
+@dataclass
+class PlacedTile:
+    pips: tuple[int, int]
+    """pips[0] is the half at the tile's start end (where its long axis begins)."""
+    centre_mm: tuple[float, float]
+    angle: float
+    """Direction of the long axis, from the pips[0] end to the pips[1] end (radians)."""
+    pose: str = FACE_UP
+    z_mm: float = 0.0
+    glare: float = 0.0
+
+
+@dataclass
+class Train:
+    owner: int | str
+    slot: int
+    tiles: list[int]
+    """Indices into the scene's tiles, from the hub outward."""
+    marker: bool = False
+
+
+@dataclass
+class Marker:
+    centre_mm: tuple[float, float]
+    angle: float
+    colour: tuple[int, int, int]
+    shape: str
+    train: int
+    """Index of the train it marks in the scene's trains."""
+
+
+@dataclass
+class Scene:
+    kind: str
+    seed: int
+    highest: int
+    style: TileStyle
+    table: str
+    tiles: list[PlacedTile] = field(default_factory=list)
+    hub: dict[str, Any] | None = None
+    engine: int | None = None
+    """Index of the engine double among the tiles."""
+    trains: list[Train] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+
+    def extent_mm(self) -> tuple[np.ndarray, float]:
+        """The centre and radius of a circle holding every tile."""
+        points = np.array([tile.centre_mm for tile in self.tiles] or [(0.0, 0.0)])
+        centre = (points.max(axis=0) + points.min(axis=0)) / 2
+        radius = float(np.linalg.norm(points - centre, axis=1).max()) + self.style.size_mm[0]
+        if self.hub is not None:
+            radius = max(radius, self.hub["radius_mm"] * 1.5)
+        return np.append(centre, 0.0), radius
+
+
+HAND_MODES = ("scattered", "touching", "rows", "lines")
+HAND_MODE_WEIGHTS = (0.25, 0.2, 0.25, 0.3)
+"""Real hand photos show tiles scattered, packed in grids and laid in lines of play (most of the
+labelled ones): the detector trained without grids and lines missed or merged many of their
+tiles (19 of the 27 in the double-12 grids found; all 27 after them, with longer training too:
+benchmarks/HISTORY.md)."""
+PACKED_ROWS = 0.5
+"""Share of row layouts whose rows touch end to end (a grid), not kept apart."""
+
+
+def lay_hand(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
+    """1-20 tiles scattered, touching, in rows or grids, or in lines of play, with face-down and
+    standing tiles as distractors."""
+    pool = _shuffled_set(scene.highest, rng)
+    count = rng.randint(1, 12) if rng.random() < 0.7 else rng.randint(13, 20)
+    length, width, _ = scene.style.size_mm
+    mode = rng.choices(HAND_MODES, HAND_MODE_WEIGHTS)[0]
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
+    if mode == "rows":
+        per_row = rng.randint(3, 10)
+        gap = rng.uniform(0, 4)
+        row_gap = (0.3, 3.0) if rng.random() < PACKED_ROWS else (5.0, 25.0)
+        base_angle = rng.uniform(0, 2 * math.pi)
+        along, across = (
+            np.array([math.cos(base_angle), math.sin(base_angle)]),
+            np.array([-math.sin(base_angle), math.cos(base_angle)]),
+        )
+        for index in range(count):
+            row, column = divmod(index, per_row)
+            centre = across * column * (width + gap) + along * row * (length + rng.uniform(*row_gap))
+            angle = base_angle + (math.pi if rng.random() < 0.3 else 0) + rng.uniform(-0.03, 0.03)
+            _place(scene, footprints, pool.pop(), tuple(centre), angle, (length, width))
+    elif mode == "lines":
+        _lay_lines(scene, footprints, pool, count, rng)
+    else:
+        spread = length * (0.8 + 0.5 * math.sqrt(count)) * (0.7 if mode == "touching" else rng.uniform(0.6, 1.0))
+        for _ in range(count):
+            for _attempt in range(60):
+                if mode == "touching" and footprints:
+                    (cx, cy), angle, _ = rng.choice(footprints)
+                    side = rng.choice([(0, 1), (0, -1), (1, 0), (-1, 0)])
+                    offset = np.array([math.cos(angle), math.sin(angle)]) * side[0] * (length + 0.5)
+                    offset += np.array([-math.sin(angle), math.cos(angle)]) * side[1] * (width + 0.5)
+                    centre = (cx + offset[0], cy + offset[1])
+                    angle = angle + rng.choice([0, math.pi]) + rng.uniform(-0.05, 0.05)
+                else:
+                    centre = (rng.uniform(-spread, spread), rng.uniform(-spread, spread))
+                    angle = rng.uniform(0, 2 * math.pi)
+                if _place(scene, footprints, pool[-1], centre, angle, (length, width)):
+                    pool.pop()
+                    break
+    if options.distractors:
+        _add_distractors(scene, footprints, pool, rng, options)
+
+
+def _lay_lines(
+    scene: Scene,
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
+    pool: list[tuple[int, int]],
+    count: int,
+    rng: random.Random,
+) -> None:
+    """Lines of play left on the table: arms of tiles end to end from a first tile (a cross when it
+    is a double), matching ends, doubles crosswise, turning square corners as real lines do to
+    stay on the table."""
+    length, width, _ = scene.style.size_mm
+    first = pool.pop()
+    angle = rng.uniform(0, 2 * math.pi)
+    _place(scene, footprints, first, (0.0, 0.0), angle, (length, width))
+    arms = [(angle, length / 2, first[1]), (angle + math.pi, length / 2, first[0])]
+    if first[0] == first[1] and rng.random() < 0.6:
+        arms += [(angle + math.pi / 2, width / 2, first[0]), (angle - math.pi / 2, width / 2, first[0])]
+    rng.shuffle(arms)
+    left = count - 1
+    for direction, reach, open_end in arms:
+        position = np.array([math.cos(direction), math.sin(direction)]) * (reach + rng.uniform(0.3, 1.5))
+        while left > 0:
+            segment = Train("line", 0, [])
+            position, direction = _grow_train(
+                scene, segment, footprints, pool, open_end, (position, direction), rng, rng.randint(1, min(left, 3))
+            )
+            left -= len(segment.tiles)
+            if not segment.tiles or rng.random() < 0.4:
+                break
+            open_end = scene.tiles[segment.tiles[-1]].pips[1]
+            # a square corner: the next tile lies across the end of the last one, flush with one side
+            heading = np.array([math.cos(direction), math.sin(direction)])
+            direction += rng.choice([-1, 1]) * math.pi / 2
+            side = np.array([math.cos(direction), math.sin(direction)])
+            position = position + heading * width / 2 - side * width / 2
+
+
+def lay_table(scene: Scene, rng: random.Random) -> None:
+    """The hub with the engine, trains from its slots (one the Mexican train), markers, loose tiles."""
+    length, width, thickness = scene.style.size_mm
+    players = rng.randint(2, 8)
+    slots = max(players + 1, rng.choice([8, 9, 10]) if players < 8 else players + 1)
+    engine_number = scene.highest - rng.randint(0, min(scene.highest, 4))
+    hub_radius = length * rng.uniform(1.1, 1.5)
+    hub_height = thickness * rng.uniform(0.6, 1.2)
+    hub_colour = rng.choice([(150, 150, 150), (60, 150, 200), (40, 40, 160), (30, 30, 30), (200, 200, 200)])
+    if rng.random() < 0.3:  # any colour at all
+        hub_colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+    scene.hub = {
+        "centre_mm": (0.0, 0.0),
+        "radius_mm": hub_radius,
+        "height_mm": hub_height,
+        "colour": hub_colour,
+        "slots": slots,
+        "look": rng.choice(HUB_LOOKS),
+    }
+    pool = [tile for tile in _shuffled_set(scene.highest, rng) if tile != (engine_number, engine_number)]
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
+    scene.engine = len(scene.tiles)
+    scene.tiles.append(
+        PlacedTile((engine_number, engine_number), (0.0, 0.0), rng.uniform(0, 2 * math.pi), z_mm=hub_height)
+    )
+    owners: list[int | str] = [*range(players), "mexican"]
+    first_slot = rng.randrange(slots)
+    for order, owner in enumerate(owners):
+        slot = (first_slot + order) % slots
+        direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
+        train = Train(owner, slot, [])
+        start = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
+        _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, rng.randint(0, 8))
+        scene.trains.append(train)
+        if train.tiles and owner != "mexican" and rng.random() < 0.35:
+            train.marker = _add_marker(scene, len(scene.trains) - 1, footprints, rng)
+    for _ in range(rng.randint(0, 4)):  # loose tiles around the table
+        radius = hub_radius + length * rng.uniform(3, 6)
+        angle = rng.uniform(0, 2 * math.pi)
+        centre = (radius * math.cos(angle), radius * math.sin(angle))
+        if pool and _place(scene, footprints, pool[-1], centre, rng.uniform(0, 2 * math.pi), (length, width)):
+            pool.pop()
+    _flag_train_faults(scene)
+
+
+def _grow_train(
+    scene: Scene,
+    train: Train,
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
+    pool: list[tuple[int, int]],
+    open_end: int,
+    start: tuple[np.ndarray, float],
+    rng: random.Random,
+    tiles: int,
+) -> tuple[np.ndarray, float]:
+    """Up to ``tiles`` tiles end to end from ``start`` (a position on the table, in mm, and a
+    direction), matching ``open_end``; doubles crosswise; now and then a bend. Returns where the
+    next tile would start and its direction."""
+    position, direction = start
+    length, width, _ = scene.style.size_mm
+    bend = rng.uniform(-0.12, 0.12) if rng.random() < 0.4 else 0.0
+    for _ in range(tiles):
+        fault = rng.random() < 0.04
+        choices = [tile for tile in pool if (open_end in tile) != fault]
+        if not choices:
+            break
+        tile = rng.choice(choices)
+        heading = np.array([math.cos(direction), math.sin(direction)])
+        if tile[0] == tile[1] and not fault:  # doubles lie crosswise
+            centre = position + heading * width / 2
+            placed = _place(scene, footprints, tile, tuple(centre), direction + math.pi / 2, (length, width))
+            step = width
+        else:
+            inner = open_end if open_end in tile else tile[0]
+            outer = tile[1] if tile[0] == inner else tile[0]
+            centre = position + heading * length / 2
+            placed = _place(scene, footprints, (inner, outer), tuple(centre), direction, (length, width))
+            step = length
+        if not placed:
+            break
+        pool.remove(tile)
+        train.tiles.append(len(scene.tiles) - 1)
+        open_end = scene.tiles[-1].pips[1]
+        position = position + heading * (step + rng.uniform(0, 1.5))
+        direction += bend
+    return position, direction
+
+
+def _add_marker(scene: Scene, train_index: int, footprints: list[Any], rng: random.Random) -> bool:
+    """A small train marker of some shape and colour by the train, if there is room for it."""
+    train = scene.trains[train_index]
+    width = scene.style.size_mm[1]
+    place = rng.choice(MARKER_PLACES)
+    by = scene.tiles[train.tiles[0] if place == "at_start" else train.tiles[-1]]
+    along = np.array([math.cos(by.angle), math.sin(by.angle)])
+    across = np.array([-along[1], along[0]])
+    reach = max(scene.style.size_mm[0], width) / 2
+    if place == "past_end":
+        centre = np.array(by.centre_mm) + along * (reach + width * 0.7)
+    else:  # beside the tile, towards its start when at the start
+        back = -rng.uniform(0.0, 0.3) if place == "at_start" else rng.uniform(-0.3, 0.3)
+        centre = np.array(by.centre_mm) + across * width * rng.choice([-1, 1]) * 1.1 + along * reach * back
+    angle = by.angle + rng.uniform(-0.4, 0.4)
+    footprint = ((float(centre[0]), float(centre[1])), angle, (width * 0.9, width * 0.5))
+    if any(_overlap(footprint, other) for other in footprints):
+        return False
+    if scene.hub is not None and _reaches(footprint, scene.hub["centre_mm"], scene.hub["radius_mm"]):
+        return False
+    footprints.append(footprint)
+    if rng.random() < 0.5:
+        colour = MARKER_COLOURS[rng.randrange(len(MARKER_COLOURS))]
+    else:  # any colour at all
+        colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+    scene.markers.append(Marker(footprint[0], angle, colour, rng.choice(MARKER_SHAPES), train_index))
+    return True
+
+
+def _flag_train_faults(scene: Scene) -> None:
+    """RULES.md 8 flags the label carries: joins that do not match, doubles left open at a train's end."""
+    assert scene.engine is not None
+    for train in scene.trains:
+        open_end = scene.tiles[scene.engine].pips[0]
+        previous: int | None = None
+        for index in train.tiles:
+            inner, outer = scene.tiles[index].pips
+            if inner != open_end:  # tiles are laid inner end first; a fault's inner end does not match
+                joined = [index] if previous is None else [previous, index]
+                scene.flags.append({"kind": "illegal_join", "tiles": joined})
+            open_end, previous = outer, index
+        if train.tiles:
+            last = scene.tiles[train.tiles[-1]].pips
+            if last[0] == last[1]:
+                scene.flags.append({"kind": "unsatisfied_double", "tiles": [train.tiles[-1]]})
+
+
+def _add_distractors(
+    scene: Scene, footprints: list[Any], pool: list[tuple[int, int]], rng: random.Random, options: SceneOptions
+) -> None:
+    length, width, thickness = scene.style.size_mm
+    face_down = rng.randint(1, options.most_face_down) if rng.random() < options.face_down_share else 0
+    extra = [(FACE_DOWN, (length, width))] * face_down
+    standing = rng.randint(1, options.most_standing) if rng.random() < options.standing_share else 0
+    extra += [(STANDING, (length, thickness))] * standing
+    _, radius = scene.extent_mm()
+    for pose, footprint in extra:
+        for _attempt in range(40):
+            centre = (rng.uniform(-radius, radius) * 1.2, rng.uniform(-radius, radius) * 1.2)
+            if pool and _place(scene, footprints, pool[-1], centre, rng.uniform(0, 2 * math.pi), footprint, pose=pose):
+                pool.pop()
+                break
+
+
+def add_glare(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
+    if rng.random() < options.glare_share:
+        for tile in scene.tiles:
+            if rng.random() < options.glare_tiles:
+                tile.glare = rng.uniform(*options.glare_strength)
+
+
+def _place(
+    scene: Scene,
+    footprints: list[tuple[tuple[float, float], float, tuple[float, float]]],
+    pips: tuple[int, int],
+    centre: tuple[float, float],
+    angle: float,
+    size: tuple[float, float],
+    pose: str = FACE_UP,
+) -> bool:
+    """Add a tile unless it would overlap one already placed."""
+    footprint = ((float(centre[0]), float(centre[1])), angle, (size[0] + 0.4, size[1] + 0.4))
+    if any(_overlap(footprint, other) for other in footprints):
+        return False
+    if scene.hub is not None and _reaches(footprint, scene.hub["centre_mm"], scene.hub["radius_mm"]):
+        return False
+    footprints.append(footprint)
+    scene.tiles.append(PlacedTile(pips, footprint[0], angle, pose))
+    return True
+
+
+def _overlap(first: Any, second: Any) -> bool:
+    """Do two rotated rectangles ((cx, cy), angle, (length, width)) overlap? (OpenCV's test.)"""
+    rects = [((c[0], c[1]), (s[0], s[1]), math.degrees(a)) for c, a, s in (first, second)]
+    kind, _ = cv2.rotatedRectangleIntersection(rects[0], rects[1])
+    return kind != cv2.INTERSECT_NONE
+
+
+def _reaches(footprint: Any, centre: tuple[float, float], radius: float) -> bool:
+    """Does a rotated rectangle reach into a circle (the hub)?"""
+    (cx, cy), angle, (length, width) = footprint
+    dx, dy = centre[0] - cx, centre[1] - cy
+    along = dx * math.cos(angle) + dy * math.sin(angle)
+    across = -dx * math.sin(angle) + dy * math.cos(angle)
+    nearest_along = max(-length / 2, min(length / 2, along))
+    nearest_across = max(-width / 2, min(width / 2, across))
+    return math.hypot(along - nearest_along, across - nearest_across) < radius
+
+
+def _shuffled_set(highest: int, rng: random.Random) -> list[tuple[int, int]]:
+    """Every tile of the set in random order, each turned one way or the other at random."""
+    tiles = [
+        (tile.high, tile.low) if rng.random() < 0.5 else (tile.low, tile.high) for tile in sorted(domino_set(highest))
+    ]
+    rng.shuffle(tiles)
+    return tiles
