@@ -3,6 +3,7 @@ and the README's quick start prints what the README shows."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -29,3 +30,16 @@ def test_the_readme_quick_start_prints_what_the_readme_shows(capsys, monkeypatch
     for line in shown.group(1).splitlines():
         if line.strip() != "...":
             assert line in printed
+
+
+def test_the_readme_says_what_the_sample_photo_holds(capsys, monkeypatch):
+    """The sentence before the quick start names the face-up tiles and pips that are counted."""
+    readme = (ROOT / "README.md").read_text()
+    said = re.search(r"its label says (\d+) face-up tiles, (\d+) pips, and a face-down tile", readme)
+    assert said, "the README says what the sample photo holds"
+    monkeypatch.chdir(ROOT)
+    assert main(["score", "docs/sample-hand.jpg", "--json"]) == 0
+    seen = json.loads(capsys.readouterr().out)
+    counted = [tile for tile in seen["tiles"] if "reason" not in tile]
+    assert (len(counted), seen["total"]) == (int(said.group(1)), int(said.group(2)))
+    assert len(seen["tiles"]) - len(counted) == 1, "one face-down tile, left out"

@@ -13,7 +13,15 @@ from api.cli import main
 from vision.data.labels import FACE_UP, STANDING
 from vision.data.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
 from vision.eval.run import read_predictions
-from vision.synth.dataset import HUB_CLASS, MARKER_CLASS, OBB_CLASSES, export_crops, export_yolo_obb, write_set
+from vision.synth.dataset import (
+    CONTACT_SHEET,
+    HUB_CLASS,
+    MARKER_CLASS,
+    OBB_CLASSES,
+    export_crops,
+    export_yolo_obb,
+    write_set,
+)
 from vision.synth.scene import SceneOptions, make_scene
 
 REAL = real_root()
@@ -72,7 +80,14 @@ def test_a_written_set_loads_back_with_its_labels(hand_set):
     for label, image in iter_images(labels):
         assert image.shape[:2] == (label.height, label.width)
         assert label.total_pips == label.extra["total_pips"]
-    assert (hand_set / "contact_sheet.jpg").exists()
+    assert (hand_set / CONTACT_SHEET).exists()
+
+
+def test_a_written_set_folder_holds_only_its_photos_for_the_commands_given_it(hand_set):
+    """``hubcam score DIR`` on a rendered set scores its photos, not its contact sheet."""
+    from api.cli import photos_in
+
+    assert [photo.name for photo in photos_in([hand_set])] == ["00000.jpg", "00001.jpg", "00002.jpg"]
 
 
 def test_writing_a_set_again_resumes_and_refuses_a_different_set(hand_set):

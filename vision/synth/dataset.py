@@ -2,7 +2,8 @@
 
 A set is a folder of ``NNNNN.jpg`` images, each with a ``NNNNN.jpg.gt.json`` label
 beside it (the schema of ../shared/real, extended), a ``manifest.json`` that says
-how to make it again, and ``contact_sheet.jpg`` with the labels drawn on.
+how to make it again, and ``preview/contact_sheet.jpg`` with the labels drawn on (in a folder of its
+own, so that a command given the set's folder, ``hubcam score DIR`` say, meets only the set's photos).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.read.halves import rectify
 from vision.sampling import halved_towards
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
+
+CONTACT_SHEET = Path("preview") / "contact_sheet.jpg"
+"""Where in a set's folder its contact sheet goes."""
 
 GENERATOR_VERSION = 14
 """Bump when a change to the renderer changes what a seed draws."""
@@ -113,7 +117,8 @@ def write_contact_sheet(folder: Path, names: Sequence[str]) -> None:
             draw_tile(image, np.array(tile["corners"]), text, GREEN if counted else RED, thickness)
         images.append(image)
         captions.append(f"{name} {len(label['tiles'])} tiles, total {label['total_pips']}")
-    cv2.imwrite(str(folder / "contact_sheet.jpg"), contact_sheet(images, captions), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    (folder / CONTACT_SHEET).parent.mkdir(exist_ok=True)
+    cv2.imwrite(str(folder / CONTACT_SHEET), contact_sheet(images, captions), [cv2.IMWRITE_JPEG_QUALITY, 85])
 
 
 def export_yolo_obb(
