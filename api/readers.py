@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from vision.photo import decode_photo
+from vision.table_analysis import Seats, TableAnalysis
 
 
 class Readers:
@@ -32,16 +33,17 @@ class Readers:
         result: dict[str, Any] = seen.to_json(name, timings=True)
         return result
 
-    def analyze(self, data: bytes, name: str, seats: Any = None) -> dict[str, Any]:
-        """``hubcam analyze --json`` for one photo's bytes; raises PhotoError for a bad photo."""
-        from vision.table_reader import TableReader, analysis_json
+    def analyze(self, data: bytes, name: str, seats: Seats | None = None) -> TableAnalysis:
+        """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``); raises PhotoError
+        for a bad photo."""
+        from vision.table_reader import TableReader
 
         image, decode_ms = _decoded(data, name)
         with self._lock:
             if self._table is None:
                 self._table = TableReader()
             seen = self._table(image).with_decode(decode_ms)
-        return analysis_json(seen, name, True, seats)
+        return TableAnalysis.of(seen, name, seats, timings=True)
 
 
 def _decoded(data: bytes, name: str) -> tuple[np.ndarray, float]:

@@ -15,7 +15,7 @@ from vision.synth.face import _dimples, render_back, render_face
 from vision.synth.pips import HELD_OUT, LAYOUTS, MAX_PIPS, layout, pip_radius
 from vision.synth.scene import FLAT_MM, FULL, MARKER_SHAPES, Scene, SceneOptions, make_scene, render
 from vision.synth.styles import TileStyle, luminance
-from vision.trains import MARKER_REACH, Shape, widths_off
+from vision.trains import Shape, TableConfig, widths_off
 
 HALF_PX = 160
 
@@ -126,7 +126,7 @@ def test_table_labels_place_each_marker_by_its_train_and_box_the_hub():
             tiles = label["trains"][marker["train"]]["tiles"]
             ends = [Shape.of(np.array(label["tiles"][index]["corners"])) for index in (tiles[0], tiles[-1])]
             centre = np.mean(marker["corners"], axis=0)
-            assert min(widths_off(end, centre) for end in ends) <= MARKER_REACH
+            assert min(widths_off(end, centre) for end in ends) <= TableConfig().marker_reach
         seen += len(label["markers"])
         shapes |= {marker.shape for marker in scene.markers}
         hub = np.array(label["hub"]["corners"], np.float32)

@@ -159,7 +159,7 @@ def test_boxes_reaching_beyond_the_frame_tell_nothing_of_the_plane():
     and set the median, and with fewer than three of them no box is judged odd."""
     from vision.leave_out import odd_shaped
 
-    # a real close-up (benchmarks/close_up.py, a 635 x 846 window): the tile, a small box over part of
+    # a real close-up (benchmarks/close_up.py@d88286a, a 635 x 846 window): the tile, a small box over part of
     # a neighbour's end, and a neighbour's box past the top edge
     corners = [
         np.array([[153.1, 780.5], [484.7, 714.2], [426.6, 188.1], [211.6, 177.8]]),

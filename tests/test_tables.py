@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import math
+from dataclasses import FrozenInstanceError
 
 import cv2
 import numpy as np
 import pytest
 
-from api.cli import main
+from api.cli import analysis_text, main
 from models import COUNTER, DETECTOR, TABLE_DETECTOR
 from vision.data.real import label_from_json
 from vision.eval.metrics import score_image
 from vision.eval.tables import _inside
+from vision.flags import Flag, FlagKind
 from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
 from vision.synth.scene import make_scene, render
-from vision.table_reader import Seats, analysis_json, read_table
-from vision.trains import Hub, Layout, Train, follow_trains, on_hub
+from vision.table_analysis import Seats, TableAnalysis
+from vision.table_reader import read_table
+from vision.trains import Hub, Layout, TableConfig, Train, follow_trains, on_hub
 
 LENGTH, WIDTH = 40.0, 20.0
 
@@ -93,7 +98,7 @@ def test_boxes_on_a_hub_seen_are_left_out_as_the_hubs_marks():
     reading = read_table(Observation(tuple(sightings), 400, 400, hub=hub), highest=12)
     assert [reading.tiles[index].reason for index in (8, 9)] == [Reason.ON_HUB, Reason.ON_HUB]
     assert reading.layout is not None and reading.layout.engine == 0
-    assert not any(set(flag["tiles"]) & {8, 9} for flag in reading.flags or ())
+    assert not any(set(flag.tiles) & {8, 9} for flag in reading.flags or ())
 
 
 def test_a_double_in_a_line_of_play_is_no_engine():
@@ -125,7 +130,7 @@ def seen(*pips: tuple[int, int] | None, unsure: set[int] = frozenset()) -> list[
 
 
 def kinds(flags):
-    return [(flag["kind"], flag["train"], flag["index"], flag["tiles"]) for flag in flags]
+    return [(flag.kind.value, flag.train, flag.index, list(flag.tiles)) for flag in flags]
 
 
 @pytest.mark.parametrize(
@@ -152,7 +157,7 @@ def test_an_unsure_tile_is_flagged_unreadable_and_its_joins_are_not_judged():
     layout = Layout(None, 0, (Train(0.0, (1, 2), (0, 0)),), (), ())
     flags = table_flags(seen((9, 9), (3, 4), (5, 11), unsure={1}), layout, highest=12)
     assert kinds(flags) == [("unreadable_tile", 0, 0, [1])]
-    assert "could not be read" in flags[0]["message"]
+    assert "could not be read" in flags[0].message
 
 
 def test_a_tile_seen_twice_and_a_tile_above_the_set_are_flagged():
@@ -230,10 +235,11 @@ def test_a_rendered_table_read_on_its_labelled_corners_and_pips_is_scored_right(
     assert score is not None and score.engine_right and score.hub_found and score.trains_right
     assert score.flags == {kind: (right, right, right) for kind, (right, _, _) in score.flags.items()}
     assert score.markers == (len(markers), len(markers), len(markers))
-    result = analysis_json(reading, "table.jpg")
+    result = TableAnalysis.of(reading, "table.jpg").to_json()
     assert sum(train["marker"] is True for train in result["trains"]) == len(markers)
     assert all(train["marker"] is False for train in result["trains"] if train["marker"] is not True)
     assert all(marker["train"] is not None for marker in result["markers"])
+    assert TableAnalysis.from_json(json.loads(json.dumps(result))) == TableAnalysis.of(reading, "table.jpg")
 
 
 def test_a_seat_map_names_owners_and_a_bad_one_is_refused():
@@ -241,6 +247,101 @@ def test_a_seat_map_names_owners_and_a_bad_one_is_refused():
     assert [seats.owner(angle) for angle in (350.0, 125.0, 250.0)] == [1, 2, "mexican"]
     with pytest.raises(ValueError, match="seat map"):
         Seats.from_json({"slots": [0, 1]})
+
+
+def test_the_table_config_is_changed_by_name_with_a_did_you_mean():
+    assert TableConfig().replace(end_gap=0.3).end_gap == 0.3
+    with pytest.raises(ValueError, match="unknown setting 'end_gpa' \\(did you mean 'end_gap'\\?\\)"):
+        TableConfig().replace(end_gpa=0.3)
+    with pytest.raises(FrozenInstanceError):
+        TableConfig().end_gap = 0.3  # type: ignore[misc]
+
+
+def test_train_following_goes_by_its_config():
+    tiles, doubles = hub_with_trains()
+    assert follow_trains(tiles, doubles).engine == 0  # three trains start at the engine
+    assert follow_trains(tiles, doubles, config=TableConfig(least_trains=4)).engine is None
+    apart = follow_trains(tiles, doubles, config=TableConfig(end_gap=0.0, side_gap=0.0))
+    assert sorted(train.tile_ids for train in apart.trains) == [(1,), (3,), (6,)]  # no tile touches another
+
+
+def test_the_table_reader_follows_trains_by_its_config():
+    image, data = render(make_scene("table", 3), (1280, 960), clean=True)
+    label = label_from_json({**data, "image": "table.jpg"}, __import__("pathlib").Path("table.jpg"), "synthetic")
+    tiles = tuple(Sighting(tile.corners, tile.pips) for tile in label.tiles)
+    markers = tuple(Marker(np.array(marker["corners"], np.float32), 1.0) for marker in label.extra["markers"])
+    seen = Observation(tiles, label.width, label.height, markers=markers)
+    assert markers and any(train.marker is not None for train in read_table(seen, None).layout.trains)
+    unmarked = read_table(seen, None, config=TableConfig(marker_reach=0.0)).layout
+    assert all(train.marker is None for train in unmarked.trains)
+
+
+def test_a_flag_round_trips_and_a_bad_one_is_refused():
+    flag = Flag(FlagKind.DUPLICATE_TILE, None, None, (0, 1), "the 3-5 is seen twice (tiles 1 and 2)")
+    assert flag.to_json() == {"kind": "duplicate_tile", "train": None, "index": None, "tiles": [0, 1],
+                              "message": "the 3-5 is seen twice (tiles 1 and 2)"}  # fmt: skip
+    assert Flag.from_json(json.loads(json.dumps(flag.to_json()))) == flag
+    with pytest.raises(ValueError, match="unknown flag kind 'ilegal_join'"):
+        Flag.from_json({**flag.to_json(), "kind": "ilegal_join"})
+    with pytest.raises(ValueError, match="lacks message"):
+        Flag.from_json({"kind": "out_of_set", "train": None, "index": None, "tiles": [2]})
+
+
+def small_table() -> Observation:
+    """The table of ``hub_with_trains`` read: an open double at the end of the first train, a join that
+    does not match (the 5-2 after the 3-3 down the last), an unsure tile loose, and a marker."""
+    tiles, doubles = hub_with_trains()
+    pips = [(6, 6), (6, 4), (4, 4), (6, 3), (3, 3), (5, 2), (6, 1), (9, 6)]
+    sightings = tuple(
+        Sighting(corners, value, 0.35 if index == 7 else 0.9, Reason.READ_UNSURE if index == 7 else None)
+        for index, (corners, value) in enumerate(zip(tiles, pips, strict=True))
+    )
+    marker = Marker(np.array([[340, 210], [340, 220], [350, 220], [350, 210]], np.float32), 0.8)  # past 4-4's end
+    return read_table(Observation(sightings, 640, 480, markers=(marker,)), 12)
+
+
+def test_a_table_analysis_has_the_json_the_page_reads_and_round_trips():
+    analysis = TableAnalysis.of(
+        small_table(), "table.jpg", Seats.from_json({"slots": {"0": 1, "180": 2}, "mexican": 270})
+    )
+    result = analysis.to_json()
+    assert list(result) == ["image", "width", "height", "hub", "engine", "tiles", "trains", "chains", "loose",
+                            "markers", "flags"]  # fmt: skip
+    assert result["hub"] == {"center": [200.0, 200.0], "radius": pytest.approx(50, abs=2)}
+    assert result["engine"] == [6, 6] and result["loose"] == [7]
+    trains = {tuple(train["tile_ids"]): train for train in result["trains"]}
+    assert trains[(1, 2)] == {"slot_angle": 0.0, "owner": 1, "tile_ids": [1, 2], "pips": [[6, 4], [4, 4]],
+                              "open_end": 4, "marker": True}  # fmt: skip
+    assert trains[(3, 4, 5)]["owner"] == "mexican" and trains[(3, 4, 5)]["open_end"] == 2
+    assert trains[(6,)]["owner"] is None and trains[(6,)]["pips"] == [[6, 1]]
+    assert [marker["train"] for marker in result["markers"]] == [result["trains"].index(trains[(1, 2)])]
+    assert [(flag["kind"], flag["tiles"]) for flag in result["flags"]] == [
+        ("unsatisfied_double", [2]), ("illegal_join", [4, 5]), ("unreadable_tile", [7])]  # fmt: skip
+    assert all(set(flag) == {"kind", "train", "index", "tiles", "message"} for flag in result["flags"])
+    again = TableAnalysis.from_json(json.loads(json.dumps(result)))
+    assert again == analysis and again.to_json() == result
+    assert again != TableAnalysis.of(small_table(), "other.jpg")
+    timed = TableAnalysis.of(small_table(), "table.jpg", timings=True)
+    assert "trains" in timed.to_json()["timings_ms"] and TableAnalysis.from_json(timed.to_json()) == timed
+    with pytest.raises(ValueError, match="not a table analysis"):
+        TableAnalysis.from_json({"image": "table.jpg"})
+
+
+def test_analyze_text_marks_an_uncertain_tile_as_score_does_and_says_the_hub_once():
+    text = analysis_text(TableAnalysis.of(small_table(), "table.jpg"))
+    assert text.splitlines()[0] == "table.jpg: 8 tiles, hub seen, the engine 6-6"
+    assert "  loose: 9-6?" in text.splitlines()  # read unsurely: not "9-6", as hubcam score writes it
+    nothing = analysis_text(TableAnalysis.of(read_table(Observation((), 640, 480), None), "bare.png"))
+    assert nothing == "bare.png: 0 tiles, hub not seen, engine unknown"
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["vision.settings", "vision.trains", "vision.flags", "vision.reconcile", "vision.table_analysis"],
+)  # fmt: skip
+def test_the_table_stages_docstring_examples_run_as_written(module):
+    failed, tried = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failed == 0
 
 
 needs_models = pytest.mark.skipif(

@@ -255,10 +255,12 @@ def test_cli_train_detector_records_a_halved_view_and_a_gentle_rate_in_its_recip
     monkeypatch, hand_set, tmp_path, capsys
 ):
     pytest.importorskip("ultralytics")
+    import vision.eval.cards
     import vision.train.detector
 
     asked = []
     monkeypatch.setattr(vision.train.detector, "train_detector", lambda *args: asked.append(args) or {"ok": True})
+    monkeypatch.setattr(vision.eval.cards, "add_real_metrics", lambda out_dir: None)  # no model to measure
     for extra in ([], ["--halved-view", "--max-lr", "0.0003"]):
         assert main(["train", "detector", "--sets", str(hand_set), "--out", str(tmp_path), *extra]) == 0
     assert [(args[2].halved_view, args[2].lr0) for args in asked] == [(False, None), (True, 0.0003)]

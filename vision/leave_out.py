@@ -37,16 +37,17 @@ ACROSS_TWO = Reason.ACROSS_TWO
 
 ODD_SHAPE = 0.2
 """A box the table's plane cannot make a 2:1 rectangle within this (``calibration.table_plane.misfits``)
-is no tile's face (a standing tile, parts of two): left out. Chosen by benchmarks/odd_shapes.py
+is no tile's face (a standing tile, parts of two): left out. Chosen by benchmarks/odd_shapes.py@d88286a
 (benchmarks/results/odd_shapes.md)."""
 
 SMALLEST_BOX = 0.3
 """A box under this share of the median box's area on the table's plane is part of a tile (a half, one
-end's pips): left out. Chosen by benchmarks/odd_shapes.py (benchmarks/results/odd_shapes.md)."""
+end's pips): left out. Chosen by benchmarks/odd_shapes.py@d88286a (benchmarks/results/odd_shapes.md)."""
 
 OTHER_POSE = 0.7
 """A box holding a proposal scored face down or standing this many times as high as any face-up one
-there is left out (``seen_in_other_pose``). Chosen by benchmarks/other_pose.py (benchmarks/results/other_pose.md)."""
+there is left out (``seen_in_other_pose``). Chosen by benchmarks/other_pose.py@d88286a
+(benchmarks/results/other_pose.md)."""
 
 LEAST_BOX_SCORE = MIN_CONFIDENCE
 """A box scoring below this (detector weighed with the verdict) is left out, as a half read below
@@ -255,7 +256,7 @@ def odd_shapes(
     wholly inside it: a box reaching beyond the frame is a guess at a tile cut by it (or the part
     inside), no evidence of the plane; in a close-up, where the tile held up fills the frame and
     its neighbours are mostly beyond it, they made the whole tile in the middle look odd
-    (benchmarks/close_up.py). Given ``read`` (whether each box's pips were read surely), only the
+    (benchmarks/close_up.py@d88286a). Given ``read`` (whether each box's pips were read surely), only the
     boxes read so are evidence too: boxes over no tile, which the reader refuses, come in every shape
     (on black leather, eight over its grain made a pink tile look odd: Rakeduk's b4.jpg)."""
     evidence = np.ones(len(corners), bool) if frame is None else wholly_in_frame(corners, *frame)

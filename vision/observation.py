@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.tiles import Tile
+from vision.flags import Flag
 from vision.trains import Hub, Layout
 
 
@@ -166,7 +167,7 @@ class Observation:
     height: int = 0
     chains: tuple[tuple[int, ...], ...] | None = None
     """Lines of play, each as indices into ``tiles`` (table photos only)."""
-    flags: tuple[dict[str, object], ...] | None = None
+    flags: tuple[Flag, ...] | None = None
     """RULES.md section 8's flags (table photos only)."""
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
@@ -237,7 +238,7 @@ class Observation:
         if self.chains is not None:
             result["chains"] = [list(chain) for chain in self.chains]
         if self.flags is not None:
-            result["flags"] = list(self.flags)
+            result["flags"] = [flag.to_json() for flag in self.flags]
         if timings:
             result["timings_ms"] = {stage: round(ms, 1) for stage, ms in self.timings_ms.items()}
         return result
@@ -255,7 +256,7 @@ class Observation:
                 int(item.get("width", 0)),
                 int(item.get("height", 0)),
                 tuple(tuple(chain) for chain in item["chains"]) if "chains" in item else None,
-                tuple(item["flags"]) if "flags" in item else None,
+                tuple(Flag.from_json(flag) for flag in item["flags"]) if "flags" in item else None,
                 dict(item.get("timings_ms", {})),
                 item.get("error"),
                 cut_by_frame=tuple(Sighting.from_json(tile) for tile in item.get("cut_by_frame", [])),

@@ -14,14 +14,13 @@ guessed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from calibration.table_plane import TablePlane, back_to_photo, points_to_photo, size_spread, square_on, table_plane
-from engine.hints import nearest_or_all
 from models import COUNTER, DETECTOR, REFINER
 from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
@@ -42,6 +41,7 @@ from vision.leave_out import (
 )
 from vision.observation import Marker, Observation, Reason
 from vision.read.pip_reader import READ_IN_FRAME, UNSURE, PipReader, Reading
+from vision.settings import Settings
 from vision.trains import Hub
 
 OWN_VERDICT = "refiner"
@@ -49,16 +49,16 @@ OWN_VERDICT = "refiner"
 says whether each box is one tile, so each box runs through one network once for both answers."""
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
-benchmarks/detector_size.py among the sizes that keep the run-time budget: it learnt at 320
+benchmarks/detector_size.py@d88286a among the sizes that keep the run-time budget: it learnt at 320
 and then 416, and finds small and crowded tiles more surely seen larger."""
 DETECT_CONFIDENCE, DETECT_NMS_IOU = 0.25, 0.3
-"""The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py."""
+"""The detector alone (no verifier): chosen on synthetic hands by benchmarks/detector_thresholds.py@d88286a."""
 TRUSTED_SHAPE = float(np.sqrt(2))
 """(Only while ``WEIGHING.trusted`` is below 1.) A sure box keeps the detector's score only where its
 sides are nearer 2:1 than 1:1 (benchmarks/results/trusted_shape.md)."""
 WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=1.0, trusted_shape=TRUSTED_SHAPE)
 """How the verifier's answer weighs in: score = detector^(1-weight) x verifier^weight, overlaps over
-``iou`` suppressed, boxes scoring ``keep`` kept. Chosen by benchmarks/verifier_thresholds.py
+``iou`` suppressed, boxes scoring ``keep`` kept. Chosen by benchmarks/verifier_thresholds.py@d88286a
 (benchmarks/results/verifier_thresholds.md)."""
 PROPOSAL_NMS_IOU = 0.7
 MARKER_NAME = "marker"
@@ -100,47 +100,47 @@ class SecondLook:
     """... and that the detector scores at least this: it is sure of the close-up tiles it finds
     there, less so of boxes over several small tiles seen as one at that size, which were the
     second look's only false finds on the synthetic evaluation hands (with this, ``make eval``
-    finds what it found with one look, and benchmarks/close_up.py's close-ups are still found)."""
+    finds what it found with one look, and benchmarks/close_up.py@d88286a's close-ups are still found)."""
 
 
 SLANT = 1.4
 """A photo whose nearest tile looks this much larger than its farthest is redrawn square-on and its
-tiles found again. Chosen by benchmarks/slant_threshold.py (benchmarks/results/slant_threshold.md),
+tiles found again. Chosen by benchmarks/slant_threshold.py@d88286a (benchmarks/results/slant_threshold.md),
 held above 1.2 by the time budget."""
 DOUBT_SLANT = 1.0
 """SLANT's place where the first look left doubt (a half read unsurely, an odd box): 1.0 redraws
-wherever the tiles give a plane. Chosen by benchmarks/slant_threshold.py (results/slant_threshold-steep.md)."""
+wherever the tiles give a plane. Chosen by benchmarks/slant_threshold.py@d88286a (results/slant_threshold-steep.md)."""
 REFINE_IN_VIEW = True
 """Boxes found in the square-on view are refined there, where tiles look as the refiner learnt them.
-Kept by benchmarks/slant_threshold.py (benchmarks/results/slant_threshold-steep.md)."""
+Kept by benchmarks/slant_threshold.py@d88286a (benchmarks/results/slant_threshold-steep.md)."""
 SPREAD_SLANT = 1.6
 """A photo whose largest tile looks this much larger than its smallest is redrawn square-on even where
-the fitted plane says less than SLANT. Chosen by benchmarks/slant_threshold.py."""
+the fitted plane says less than SLANT. Chosen by benchmarks/slant_threshold.py@d88286a."""
 SLANT_AGAIN = 1.1
 """Where the tiles found in the photo redrawn square-on say the view is still slanted more than
 this, it is redrawn again from them (their plane is nearer the truth than the first, fitted to
-the detector's boxes in the slanted photo), up to SQUARE_ON_LOOKS views: benchmarks/slant_threshold.py."""
+the detector's boxes in the slanted photo), up to SQUARE_ON_LOOKS views: benchmarks/slant_threshold.py@d88286a."""
 FORESHORTENED = 2.2
 """A photo whose boxes are at the median this many times as long as wide is redrawn square-on (and a
-view still so, again). Chosen by benchmarks/slant_threshold.py (benchmarks/results/slant_threshold.md)."""
+view still so, again). Chosen by benchmarks/slant_threshold.py@d88286a (benchmarks/results/slant_threshold.md)."""
 FORESHORTENED_TILES = 4
 """... told only by this many boxes or more: of three, one over a standing tile (its face seen tall
 and narrow) set the median in a synthetic validation hand."""
 SQUARE_ON_LOOKS = 2
 """At most this many views redrawn square-on, each from the tiles found in the one before. The
 fewest with the most exact totals on the synthetic validation hands (386 with one, 387 with two to
-four; the real photos tipped 40 degrees further 21, 23, 24, 24): benchmarks/slant_threshold.py."""
+four; the real photos tipped 40 degrees further 21, 23, 24, 24): benchmarks/slant_threshold.py@d88286a."""
 VIEW_OVER_INPUT = 2
 """The square-on view is at most this many times the detector's input on its longer side: as
 exact as a 1600 px view and half the redrawing time (benchmarks/results/slant_threshold.md)."""
 COVERED = 0.6
 """A kept box lying more than this share inside a better one is part of that tile: dropped. Chosen by
-benchmarks/covered.py (benchmarks/results/covered.md)."""
+benchmarks/covered.py@d88286a (benchmarks/results/covered.md)."""
 REFINED_IOU = WEIGHING.iou
 """Refined boxes overlapping a better refined box this much are the same tile again: dropped
 (a real photo slanted 25 degrees further, benchmarks/results/real_variants.md)."""
 SECOND_LOOK = SecondLook(few_tiles=8, size=128)
-"""A second, smaller look, for close-ups whose tiles fill the frame. Chosen by benchmarks/close_up.py
+"""A second, smaller look, for close-ups whose tiles fill the frame. Chosen by benchmarks/close_up.py@d88286a
 (benchmarks/results/close_up.md)."""
 
 
@@ -208,7 +208,7 @@ def face_up_boxes(found: Detections) -> int:
 
 
 @dataclass(frozen=True)
-class ScorerConfig:
+class ScorerConfig(Settings):
     """Every setting of the hand scorer, its defaults the bundled ones (each constant's docstring
     says what chose it). None switches a step off. Change it with ``replace`` (which gives an unknown
     name a "did you mean") or ``dataclasses.replace``.
@@ -260,13 +260,6 @@ class ScorerConfig:
     """None: boxes far smaller than the tiles counted are reported too (as uncertain)."""
     across: float | None = ACROSS
     least_score: float | None = LEAST_BOX_SCORE
-
-    def replace(self, **changes: Any) -> ScorerConfig:
-        known = [field.name for field in fields(self)]
-        for name in changes:
-            if name not in known:
-                raise ValueError(f"unknown setting {name!r}{nearest_or_all(name, known)}")
-        return replace(self, **changes)
 
 
 class HandScorer:

@@ -10,7 +10,7 @@ judged no further: a join is only called illegal between two sure readings.
 >>> corners = np.zeros((4, 2), np.float32)
 >>> seen = [Sighting(corners, (9, 9)), Sighting(corners, (9, 4)), Sighting(corners, (5, 11))]
 >>> layout = Layout(None, 0, (Train(90.0, (1, 2), (0, 0)),), (), ())
->>> [(flag["kind"], flag["train"], flag["index"]) for flag in table_flags(seen, layout, highest=12)]
+>>> [(flag.kind.value, flag.train, flag.index) for flag in table_flags(seen, layout, highest=12)]
 [('illegal_join', 0, 1)]
 """
 
@@ -21,11 +21,11 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
 from engine.tiles import Tile
+from vision.flags import Flag, FlagKind
 from vision.observation import Reason, Sighting
 from vision.read.pip_reader import MIN_CONFIDENCE, SURE
 from vision.trains import Layout, Train
@@ -34,8 +34,6 @@ NOT_A_TILE = frozenset({Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.ACROSS_TWO
 """Boxes left out because they are not one face-up tile: no part of the table's layout."""
 UNREADABLE = frozenset({Reason.READ_UNSURE, Reason.NO_COUNT, Reason.BEYOND_FRAME, Reason.FOUND_UNSURELY})
 """Tiles found whose pips could not be read with confidence (RULES.md 8 ``unreadable_tile``)."""
-
-Flag = dict[str, Any]
 
 
 def in_layout(tile: Sighting) -> bool:
@@ -259,12 +257,12 @@ def table_flags(tiles: Sequence[Sighting], layout: Layout, highest: int | None) 
         where = _where(tile_id, train, index)
         if tile.reason in UNREADABLE:
             flags.append(
-                _flag("unreadable_tile", train, index, [tile_id], f"{where} could not be read with confidence")
+                _flag(FlagKind.UNREADABLE_TILE, train, index, [tile_id], f"{where} could not be read with confidence")
             )
         pips = sure_pips(tile)
         if pips is not None and highest is not None and max(pips) > highest:
             text = f"{where} reads {pips[0]}-{pips[1]}, above the double-{highest} set's highest"
-            flags.append(_flag("out_of_set", train, index, [tile_id], text))
+            flags.append(_flag(FlagKind.OUT_OF_SET, train, index, [tile_id], text))
     flags += _duplicates(tiles, place)
     return flags
 
@@ -279,12 +277,12 @@ def _train_flags(tiles: Sequence[Sighting], train: Train, number: int, engine: i
             joined = [tile_id] if previous is None else [previous, tile_id]
             what = "the engine" if previous is None else f"the {open_end} before it"
             text = f"train {number + 1}: the {pips[0]}-{pips[1]} (tile {index + 1}) does not match {what} ({open_end})"
-            flags.append(_flag("illegal_join", number, index, joined, text))
+            flags.append(_flag(FlagKind.ILLEGAL_JOIN, number, index, joined, text))
         open_end, previous = (None if pips is None else pips[1]), tile_id
     last = ordered[-1] if ordered else None
     if last is not None and last[0] == last[1]:
         text = f"train {number + 1} ends in the double {last[0]}-{last[1]}: it must be satisfied before other play"
-        flags.append(_flag("unsatisfied_double", number, len(ordered) - 1, [train.tile_ids[-1]], text))
+        flags.append(_flag(FlagKind.UNSATISFIED_DOUBLE, number, len(ordered) - 1, [train.tile_ids[-1]], text))
     return flags
 
 
@@ -302,7 +300,7 @@ def _duplicates(tiles: Sequence[Sighting], place: dict[int, tuple[int, int]]) ->
         train, index = place.get(tile_id, (None, None))
         twice = f"tiles {first_seen[domino] + 1} and {tile_id + 1}"
         text = f"the {domino} is seen twice ({twice}): two sets mixed, or a misread"
-        flags.append(_flag("duplicate_tile", train, index, [first_seen[domino], tile_id], text))
+        flags.append(_flag(FlagKind.DUPLICATE_TILE, train, index, [first_seen[domino], tile_id], text))
     return flags
 
 
@@ -312,5 +310,5 @@ def _where(tile_id: int, train: int | None, index: int | None) -> str:
     return f"tile {tile_id + 1} (train {train + 1}, place {index + 1})"
 
 
-def _flag(kind: str, train: int | None, index: int | None, tile_ids: list[int], message: str) -> Flag:
-    return {"kind": kind, "train": train, "index": index, "tiles": tile_ids, "message": message}
+def _flag(kind: FlagKind, train: int | None, index: int | None, tile_ids: list[int], message: str) -> Flag:
+    return Flag(kind, train, index, tuple(tile_ids), message)

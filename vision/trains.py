@@ -29,40 +29,62 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-NEAREST_HUB, FARTHEST_HUB = 0.75, 2.6
-"""A train's first tile starts this many tile lengths from the engine's centre: the hub's radius
-(stations measure 1.1-1.5 tile lengths across the radius, and a tile may stand off its slot)."""
-POINTS_AT = 0.9
-"""|cos| of the angle between a first tile's axis and the line to the engine's centre."""
-LEAST_TRAINS = 2
-"""An engine is told from a double in a line of play by the trains it starts: at least this many
-(a table with only one train laid is not told from a line of play by geometry), not counting those
-that start with a double (a legal first tile never is one: the engine is the only double with its
-number; doubles scattered round another, as in a hand photo, looked like an engine's trains)."""
-OFF_LINE = 0.5
-"""A first tile's axis passes this many tile widths from the engine's centre, or nearer."""
-END_GAP = 0.45
-"""Two ends touch when they lie this many tile widths apart or nearer (tiles are pushed together
-by hand, not glued: a small gap, and a corner's error, is usual)."""
-SIDE_GAP = 0.45
-"""An end touches a crosswise tile's side when it lies this many widths off it or nearer."""
-ALONG = 0.6
-"""|cos| at least, between a tile's axis and the way its train runs, for it to continue end to end
-(up to about 53 degrees of bend at a joint)."""
-ACROSS = 0.5
-"""|cos| at most, between a crosswise tile's axis and the way its train runs."""
-ENGINE_IN_HUB = 0.5
-"""With the hub seen (a table detector's box round it), the engine is the tile whose centre lies
-nearest the hub's, within this share of its radius."""
-ON_HUB, UNSURE_ON_HUB = 0.8, 1.05
-"""With the hub seen, a box whose centre lies within this share of its radius (the engine's apart) is
-none of the trains': the hub's own notches and colours taken for a tile. A first tile's centre lies
-beyond the rim (1.02 radii at the least, 1.15 for all but 1 % of 2,088 labelled first tiles), but the
-detector's hub is off by up to a fifth of its radius; a box found unsurely (a likely false one) is
-left out to the rim."""
-MARKER_REACH = 1.5
-"""A marker stands by a train when its centre lies this many tile widths or nearer from the train's
-first or last tile (markers stand beside a tile or just past the open end, about one width off)."""
+from vision.settings import Settings
+
+
+@dataclass(frozen=True)
+class TableConfig(Settings):
+    """How trains are followed: every threshold of this module, in the tiles' own sizes. Its defaults
+    are the bundled ones; change it with ``replace`` (which gives an unknown name a "did you mean").
+
+    >>> TableConfig().replace(end_gap=0.3).end_gap
+    0.3
+    """
+
+    nearest_hub: float = 0.75
+    """A train's first tile starts at least this many tile lengths from the engine's centre: the
+    hub's radius (stations measure 1.1-1.5 tile lengths across the radius, and a tile may stand off
+    its slot) ..."""
+    farthest_hub: float = 2.6
+    """... and at most this many."""
+    points_at: float = 0.9
+    """|cos| of the angle between a first tile's axis and the line to the engine's centre."""
+    least_trains: int = 2
+    """An engine is told from a double in a line of play by the trains it starts: at least this many
+    (a table with only one train laid is not told from a line of play by geometry), not counting those
+    that start with a double (a legal first tile never is one: the engine is the only double with its
+    number; doubles scattered round another, as in a hand photo, looked like an engine's trains)."""
+    off_line: float = 0.5
+    """A first tile's axis passes this many tile widths from the engine's centre, or nearer."""
+    end_gap: float = 0.45
+    """Two ends touch when they lie this many tile widths apart or nearer (tiles are pushed together
+    by hand, not glued: a small gap, and a corner's error, is usual)."""
+    side_gap: float = 0.45
+    """An end touches a crosswise tile's side when it lies this many widths off it or nearer."""
+    along: float = 0.6
+    """|cos| at least, between a tile's axis and the way its train runs, for it to continue end to end
+    (up to about 53 degrees of bend at a joint)."""
+    across: float = 0.5
+    """|cos| at most, between a crosswise tile's axis and the way its train runs."""
+    engine_in_hub: float = 0.5
+    """With the hub seen (a table detector's box round it), the engine is the tile whose centre lies
+    nearest the hub's, within this share of its radius."""
+    on_hub: float = 0.8
+    """With the hub seen, a box whose centre lies within this share of its radius (the engine's apart) is
+    none of the trains': the hub's own notches and colours taken for a tile. A first tile's centre lies
+    beyond the rim (1.02 radii at the least, 1.15 for all but 1 % of 2,088 labelled first tiles), but the
+    detector's hub is off by up to a fifth of its radius ..."""
+    unsure_on_hub: float = 1.05
+    """... and a box found unsurely (a likely false one) is left out to the rim."""
+    marker_reach: float = 1.5
+    """A marker stands by a train when its centre lies this many tile widths or nearer from the train's
+    first or last tile (markers stand beside a tile or just past the open end, about one width off)."""
+    longest_search: int = 2000
+    """How many joins a search for the longest line of play tries before it settles for the best found."""
+
+
+TABLE_CONFIG = TableConfig()
+"""The bundled settings."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +165,12 @@ class _Step:
     scale: float
 
 
-def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool], seen_hub: Hub | None = None) -> Layout:
+def follow_trains(
+    corners: Sequence[np.ndarray],
+    doubles: Sequence[bool],
+    seen_hub: Hub | None = None,
+    config: TableConfig = TABLE_CONFIG,
+) -> Layout:
     """The layout of the tiles at ``corners`` (``doubles``: whether each was read as a double).
     ``seen_hub``: the hub where a detector saw it (its engine is then the tile nearest its centre, and
     trains start at its rim however few); None: the hub is judged from the tiles alone."""
@@ -151,11 +178,11 @@ def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool], seen_h
     trains: list[Train] = []
     if seen_hub is not None:
         hub: Hub | None = seen_hub
-        engine = engine_on(corners, seen_hub)
+        engine = engine_on(corners, seen_hub, config)
         centre = np.asarray(seen_hub.centre, np.float64)
-        starts = _starts(shapes, doubles, centre, set() if engine is None else {engine})
+        starts = _starts(shapes, doubles, centre, set() if engine is None else {engine}, config)
     else:
-        engine, starts = _engine(shapes, doubles)
+        engine, starts = _engine(shapes, doubles, config)
         hub = None
         if engine is not None:
             centre = shapes[engine].centre
@@ -166,14 +193,14 @@ def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool], seen_h
         for start in starts:
             if start.tile in used:
                 continue
-            steps = _follow(shapes, doubles, start, used)
+            steps = _follow(shapes, doubles, start, used, config)
             away = shapes[start.tile].centre - centre
             angle = math.degrees(math.atan2(-away[1], away[0])) % 360.0
             trains.append(
                 Train(round(angle, 1), tuple(s.tile for s in steps), tuple(max(s.inner_half, 0) for s in steps))
             )
         trains.sort(key=lambda train: train.slot_angle)
-    chains = _chains(shapes, doubles, used)
+    chains = _chains(shapes, doubles, used, config)
     laid = {
         engine,
         *(tile for train in trains for tile in train.tile_ids),
@@ -183,21 +210,23 @@ def follow_trains(corners: Sequence[np.ndarray], doubles: Sequence[bool], seen_h
     return Layout(hub, engine, tuple(trains), chains, loose)
 
 
-def engine_on(corners: Sequence[np.ndarray], hub: Hub) -> int | None:
-    """The tile lying in ``hub``'s middle (``ENGINE_IN_HUB``), if any: the engine."""
+def engine_on(corners: Sequence[np.ndarray], hub: Hub, config: TableConfig = TABLE_CONFIG) -> int | None:
+    """The tile lying in ``hub``'s middle (``config.engine_in_hub``), if any: the engine."""
     off = [_off_centre(quad, hub) for quad in corners]
     nearest = min(range(len(off)), key=off.__getitem__, default=None)
-    return nearest if nearest is not None and off[nearest] <= ENGINE_IN_HUB else None
+    return nearest if nearest is not None and off[nearest] <= config.engine_in_hub else None
 
 
-def on_hub(corners: Sequence[np.ndarray], hub: Hub, unsure: Sequence[bool]) -> list[int]:
-    """The boxes lying on ``hub`` (``ON_HUB``; ``UNSURE_ON_HUB`` for those found ``unsure``), the
-    engine apart: no tile of the layout."""
-    engine = engine_on(corners, hub)
+def on_hub(
+    corners: Sequence[np.ndarray], hub: Hub, unsure: Sequence[bool], config: TableConfig = TABLE_CONFIG
+) -> list[int]:
+    """The boxes lying on ``hub`` (``config.on_hub``; ``config.unsure_on_hub`` for those found ``unsure``),
+    the engine apart: no tile of the layout."""
+    engine = engine_on(corners, hub, config)
     return [
         index
         for index, (quad, doubt) in enumerate(zip(corners, unsure, strict=True))
-        if index != engine and _off_centre(quad, hub) <= (UNSURE_ON_HUB if doubt else ON_HUB)
+        if index != engine and _off_centre(quad, hub) <= (config.unsure_on_hub if doubt else config.on_hub)
     ]
 
 
@@ -207,16 +236,18 @@ def _off_centre(corners: np.ndarray, hub: Hub) -> float:
     return float(np.linalg.norm(centre - np.asarray(hub.centre))) / max(hub.radius, 1e-6)
 
 
-def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, list[_Step]]:
+def _engine(shapes: list[Shape], doubles: Sequence[bool], config: TableConfig) -> tuple[int | None, list[_Step]]:
     """The double most trains start from, and those trains' first tiles (none: no engine seen)."""
     best: tuple[int, float, int | None, list[_Step]] = (0, 0.0, None, [])
     for candidate, is_double in enumerate(doubles):
         # the engine sits alone in the hub: a double that a tile touches is part of a line
-        if not is_double or any(_touch(shapes[candidate], other) for other in shapes if other is not shapes[candidate]):
+        if not is_double or any(
+            _touch(shapes[candidate], other, config) for other in shapes if other is not shapes[candidate]
+        ):
             continue
-        starts = _starts(shapes, doubles, shapes[candidate].centre, {candidate})
+        starts = _starts(shapes, doubles, shapes[candidate].centre, {candidate}, config)
         legal = sum(not doubles[step.tile] for step in starts)
-        if legal < LEAST_TRAINS or not _hub_clear(shapes, candidate, starts):
+        if legal < config.least_trains or not _hub_clear(shapes, candidate, starts):
             continue
         closeness = -sum(step.error for step in starts)
         if (len(starts), closeness) > best[:2]:
@@ -224,7 +255,9 @@ def _engine(shapes: list[Shape], doubles: Sequence[bool]) -> tuple[int | None, l
     return best[2], best[3]
 
 
-def _starts(shapes: list[Shape], doubles: Sequence[bool], centre: np.ndarray, apart: set[int]) -> list[_Step]:
+def _starts(
+    shapes: list[Shape], doubles: Sequence[bool], centre: np.ndarray, apart: set[int], config: TableConfig
+) -> list[_Step]:
     """The tiles that start a train from the hub at ``centre``: pointing at it from a hub's radius
     away (those in ``apart``, the engine's among them, never)."""
     starts = []
@@ -240,16 +273,16 @@ def _starts(shapes: list[Shape], doubles: Sequence[bool], centre: np.ndarray, ap
         # a straight line on the table is straight in the photo: a slot's tile lies on a line
         # through the hub's centre, however the camera is slanted
         off_line = abs(float(away @ shape.normal)) / shape.width
-        if abs(along) >= POINTS_AT and off_line <= OFF_LINE:  # end on: its nearer end faces the hub
+        if abs(along) >= config.points_at and off_line <= config.off_line:  # end on: its nearer end faces the hub
             inner = 0 if along > 0 else 1
             near = float(np.linalg.norm(shape.end(inner) - centre))
             # measured in the tile's own length, which a slanted view shortens as much as the radius
-            if NEAREST_HUB <= near / shape.length <= FARTHEST_HUB:
+            if config.nearest_hub <= near / shape.length <= config.farthest_hub:
                 outer = shape.end(1 - inner)
                 starts.append(_Step(index, inner, off_line, outer, shape.axis * (1 if inner == 0 else -1), shape.width))
-        elif doubles[index] and abs(float(away @ shape.axis)) / shape.width <= OFF_LINE:  # a double laid crosswise
+        elif doubles[index] and abs(float(away @ shape.axis)) / shape.width <= config.off_line:  # a crosswise double
             near = distance - shape.width / 2
-            if NEAREST_HUB <= near / (2 * shape.width) <= FARTHEST_HUB:
+            if config.nearest_hub <= near / (2 * shape.width) <= config.farthest_hub:
                 away_side = shape.normal if float(shape.normal @ heading) > 0 else -shape.normal
                 open_point = shape.centre + away_side * shape.width / 2
                 starts.append(_Step(index, -1, abs(along), open_point, away_side, shape.width))
@@ -290,23 +323,32 @@ def _one_per_slot(starts: list[_Step], shapes: list[Shape], centre: np.ndarray) 
     return kept
 
 
-def _follow(shapes: list[Shape], doubles: Sequence[bool], first: _Step, used: set[int]) -> list[_Step]:
+def _follow(
+    shapes: list[Shape], doubles: Sequence[bool], first: _Step, used: set[int], config: TableConfig
+) -> list[_Step]:
     """The train from its first tile outward, marking its tiles ``used``."""
     steps = [first]
     used.add(first.tile)
-    while (step := _next(shapes, doubles, steps[-1], used)) is not None:
+    while (step := _next(shapes, doubles, steps[-1], used, config)) is not None:
         steps.append(step)
         used.add(step.tile)
     return steps
 
 
-def _next(shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int]) -> _Step | None:
+def _next(
+    shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int], config: TableConfig
+) -> _Step | None:
     """The tile that joins ``last``'s open end best, if any touches it."""
-    return min(_joins(shapes, doubles, last, used), key=lambda step: step.error, default=None)
+    return min(_joins(shapes, doubles, last, used, config), key=lambda step: step.error, default=None)
 
 
 def _joins(
-    shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int], branches: bool = False
+    shapes: list[Shape],
+    doubles: Sequence[bool],
+    last: _Step,
+    used: set[int],
+    config: TableConfig,
+    branches: bool = False,
 ) -> list[_Step]:
     """Every tile that could join ``last`` (the best way for each); ``branches``: in a line of play, a
     double may also be left by the middle of its side, as in a cross."""
@@ -316,43 +358,43 @@ def _joins(
         if index in used:
             continue
         joins = [
-            _end_on(index, shape, last),
-            _crosswise(index, shape, doubles[index], last),
-            _off_side(index, shape, before, last),
+            _end_on(index, shape, last, config),
+            _crosswise(index, shape, doubles[index], last, config),
+            _off_side(index, shape, before, last, config),
         ]
         if last.inner_half == -1:  # a crosswise double may also be left by its ends, as in a cross
             for sign in (1, -1):
                 end = before.centre + sign * before.axis * before.length / 2
-                turn = _end_on(index, shape, _Step(last.tile, 0, 0.0, end, sign * before.axis, before.width))
+                turn = _end_on(index, shape, _Step(last.tile, 0, 0.0, end, sign * before.axis, before.width), config)
                 joins.append(None if turn is None else replace(turn, error=turn.error + 0.3))
         elif branches and doubles[last.tile]:
-            joins.append(_off_middle(index, shape, before))
+            joins.append(_off_middle(index, shape, before, config))
         for step in joins:
             if step is not None and (index not in found or step.error < found[index].error):
                 found[index] = step
     return list(found.values())
 
 
-def _end_on(index: int, shape: Shape, last: _Step) -> _Step | None:
+def _end_on(index: int, shape: Shape, last: _Step, config: TableConfig) -> _Step | None:
     """``shape`` continuing ``last`` end to end: one of its ends at the open point, pointing on."""
     scale = min(shape.width, last.scale)
     for inner in (0, 1):
         gap = float(np.linalg.norm(shape.end(inner) - last.open_point)) / scale
         onward = shape.axis * (1 if inner == 0 else -1)
-        if gap <= END_GAP and float(onward @ last.heading) >= ALONG:
+        if gap <= config.end_gap and float(onward @ last.heading) >= config.along:
             return _Step(index, inner, gap, shape.end(1 - inner), onward, shape.width)
     return None
 
 
-def _crosswise(index: int, shape: Shape, is_double: bool, last: _Step) -> _Step | None:
+def _crosswise(index: int, shape: Shape, is_double: bool, last: _Step, config: TableConfig) -> _Step | None:
     """``shape`` laid across ``last``'s open end: a double (the train goes on past its far side), or
     a square corner (the train goes on along it, from the half that touches)."""
-    if abs(float(shape.axis @ last.heading)) > ACROSS:
+    if abs(float(shape.axis @ last.heading)) > config.across:
         return None
     offset = last.open_point - shape.centre
     along, across = float(offset @ shape.axis), float(offset @ shape.normal)
     off_side = abs(abs(across) - shape.width / 2) / shape.width
-    if off_side > SIDE_GAP or abs(along) > shape.length / 2 + SIDE_GAP * shape.width:
+    if off_side > config.side_gap or abs(along) > shape.length / 2 + config.side_gap * shape.width:
         return None
     if float((shape.centre - last.open_point) @ last.heading) <= 0:
         return None
@@ -366,26 +408,26 @@ def _crosswise(index: int, shape: Shape, is_double: bool, last: _Step) -> _Step 
     return _Step(index, inner, off_side + 0.25, shape.end(1 - inner), onward, shape.width)
 
 
-def _off_side(index: int, shape: Shape, before: Shape, last: _Step) -> _Step | None:
+def _off_side(index: int, shape: Shape, before: Shape, last: _Step, config: TableConfig) -> _Step | None:
     """``shape`` turning a corner: one of its ends against the long side of the tile ``before``,
     by that tile's open end, pointing away from it."""
     if last.inner_half == -1:
         return None  # a crosswise double is left by its far side, not by a corner
-    return _against_side(index, shape, before, last.heading, (0.0, before.length / 2))
+    return _against_side(index, shape, before, last.heading, (0.0, before.length / 2), config)
 
 
-def _off_middle(index: int, shape: Shape, double: Shape) -> _Step | None:
+def _off_middle(index: int, shape: Shape, double: Shape, config: TableConfig) -> _Step | None:
     """``shape`` branching off the middle of the long side of a ``double`` laid in line (a cross)."""
-    return _against_side(index, shape, double, double.axis, (-double.length / 4, double.length / 4))
+    return _against_side(index, shape, double, double.axis, (-double.length / 4, double.length / 4), config)
 
 
 def _against_side(
-    index: int, shape: Shape, side: Shape, heading: np.ndarray, span: tuple[float, float]
+    index: int, shape: Shape, side: Shape, heading: np.ndarray, span: tuple[float, float], config: TableConfig
 ) -> _Step | None:
     """``shape`` with one of its ends against the long side of the tile ``side``, across it and
     pointing away, where that end lies within ``span`` of the side's centre along ``heading``
     (one of the side tile's axis directions). Its inner half is the one that touches."""
-    if abs(float(shape.axis @ side.axis)) > ACROSS:
+    if abs(float(shape.axis @ side.axis)) > config.across:
         return None
     for inner in (0, 1):
         offset = shape.end(inner) - side.centre
@@ -393,18 +435,20 @@ def _against_side(
         off_side = abs(abs(across) - side.width / 2) / side.width
         onward = shape.axis * (1 if inner == 0 else -1)
         outward = side.normal if across > 0 else -side.normal
-        if off_side <= SIDE_GAP and span[0] <= along <= span[1] and float(onward @ outward) >= ALONG:
+        if off_side <= config.side_gap and span[0] <= along <= span[1] and float(onward @ outward) >= config.along:
             return _Step(index, inner, off_side + 0.3, shape.end(1 - inner), onward, shape.width)
     return None
 
 
-def _chains(shapes: list[Shape], doubles: Sequence[bool], used: set[int]) -> tuple[tuple[int, ...], ...]:
+def _chains(
+    shapes: list[Shape], doubles: Sequence[bool], used: set[int], config: TableConfig
+) -> tuple[tuple[int, ...], ...]:
     """Lines of two tiles or more, end to end, among the tiles not ``used`` (which it leaves alone)."""
     free = [index for index in range(len(shapes)) if index not in used]
     touching: dict[int, list[int]] = {index: [] for index in free}
     for position, first in enumerate(free):
         for second in free[position + 1 :]:
-            if _touch(shapes[first], shapes[second]):
+            if _touch(shapes[first], shapes[second], config):
                 touching[first].append(second)
                 touching[second].append(first)
     chains, taken = [], set(used)
@@ -412,14 +456,16 @@ def _chains(shapes: list[Shape], doubles: Sequence[bool], used: set[int]) -> tup
     for start in sorted(free, key=lambda index: (len(touching[index]) != 1, index)):
         if start in taken or not touching[start]:
             continue
-        chain = _longest_through(shapes, doubles, start, taken)
+        chain = _longest_through(shapes, doubles, start, taken, config)
         if len(chain) > 1:
             chains.append(chain)
             taken.update(chain)
     return tuple(chains)
 
 
-def _longest_through(shapes: list[Shape], doubles: Sequence[bool], start: int, taken: set[int]) -> tuple[int, ...]:
+def _longest_through(
+    shapes: list[Shape], doubles: Sequence[bool], start: int, taken: set[int], config: TableConfig
+) -> tuple[int, ...]:
     """The longest line through ``start`` among the tiles not ``taken``: followed from both of its ends
     (or, for a double, also from both of its long sides, as when it lies across a line)."""
     shape = shapes[start]
@@ -431,8 +477,8 @@ def _longest_through(shapes: list[Shape], doubles: Sequence[bool], start: int, t
     best: tuple[int, ...] = (start,)
     for forward, backward in pairs:
         used = taken | {start}
-        ahead = _follow_from(shapes, doubles, start, forward, used)
-        behind = _follow_from(shapes, doubles, start, backward, used)
+        ahead = _follow_from(shapes, doubles, start, forward, used, config)
+        behind = _follow_from(shapes, doubles, start, backward, used, config)
         line = (*reversed(behind), start, *ahead)
         if len(line) > len(best):
             best = line
@@ -440,61 +486,66 @@ def _longest_through(shapes: list[Shape], doubles: Sequence[bool], start: int, t
 
 
 def _follow_from(
-    shapes: list[Shape], doubles: Sequence[bool], tile: int, way: tuple[np.ndarray, np.ndarray, int], used: set[int]
+    shapes: list[Shape],
+    doubles: Sequence[bool],
+    tile: int,
+    way: tuple[np.ndarray, np.ndarray, int],
+    used: set[int],
+    config: TableConfig,
 ) -> list[int]:
     """The longest line that follows ``tile`` from its open end ``way`` (point, heading, which half
     lies behind it: -1 for a double's side), marking its tiles ``used``."""
     point, heading, behind = way
     first = _Step(tile, -1 if behind == -1 else 1 - behind, 0.0, point, heading, shapes[tile].width)
-    line = _longest(shapes, doubles, first, used, [LONGEST_SEARCH])
+    line = _longest(shapes, doubles, first, used, [config.longest_search], config)
     used.update(line)
     return line
 
 
-LONGEST_SEARCH = 2000
-"""How many joins a search for the longest line tries before it settles for the best found."""
-
-
-def _longest(shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int], budget: list[int]) -> list[int]:
+def _longest(
+    shapes: list[Shape], doubles: Sequence[bool], last: _Step, used: set[int], budget: list[int], config: TableConfig
+) -> list[int]:
     """The longest line of tiles from ``last`` on (where a line of play branches, the labels of real
     photos, like players, take the longest way first), the surer join first among equals."""
     best: list[int] = []
-    for step in sorted(_joins(shapes, doubles, last, used, branches=True), key=lambda step: step.error):
+    for step in sorted(_joins(shapes, doubles, last, used, config, branches=True), key=lambda step: step.error):
         if budget[0] <= 0:
             break
         budget[0] -= 1
-        line = [step.tile, *_longest(shapes, doubles, step, used | {step.tile}, budget)]
+        line = [step.tile, *_longest(shapes, doubles, step, used | {step.tile}, budget, config)]
         if len(line) > len(best):
             best = line
     return best
 
 
-def _touch(a: Shape, b: Shape) -> bool:
+def _touch(a: Shape, b: Shape, config: TableConfig) -> bool:
     """Whether two tiles touch end to end, or one lies across the other's end."""
     scale = min(a.width, b.width)
     for half_a in (0, 1):
         for half_b in (0, 1):
-            if float(np.linalg.norm(a.end(half_a) - b.end(half_b))) / scale <= END_GAP:
-                if abs(float(a.axis @ b.axis)) >= ALONG:
+            if float(np.linalg.norm(a.end(half_a) - b.end(half_b))) / scale <= config.end_gap:
+                if abs(float(a.axis @ b.axis)) >= config.along:
                     return True
     for end_tile, side_tile in ((a, b), (b, a)):
-        if abs(float(end_tile.axis @ side_tile.axis)) > ACROSS:
+        if abs(float(end_tile.axis @ side_tile.axis)) > config.across:
             continue
         for half in (0, 1):
             offset = end_tile.end(half) - side_tile.centre
             along, across = float(offset @ side_tile.axis), float(offset @ side_tile.normal)
             if (
-                abs(abs(across) - side_tile.width / 2) <= SIDE_GAP * side_tile.width
+                abs(abs(across) - side_tile.width / 2) <= config.side_gap * side_tile.width
                 and abs(along) <= side_tile.length / 2
             ):
                 return True
     return False
 
 
-def with_markers(layout: Layout, corners: Sequence[np.ndarray], markers: Sequence[np.ndarray]) -> Layout:
+def with_markers(
+    layout: Layout, corners: Sequence[np.ndarray], markers: Sequence[np.ndarray], config: TableConfig = TABLE_CONFIG
+) -> Layout:
     """``layout`` with each marker (``(4, 2)`` corners, surest first) given to the train it stands by:
     the train whose first or last tile (``corners``, indexed as the layout's) is nearest its centre,
-    within ``MARKER_REACH`` widths; a train keeps the first marker given to it.
+    within ``config.marker_reach`` widths; a train keeps the first marker given to it.
 
     >>> tile = lambda x: np.array([[x, 10], [x, -10], [x + 40, -10], [x + 40, 10]], np.float32)
     >>> layout = Layout(None, None, (Train(0.0, (0, 1), (0, 0)),), (), ())
@@ -513,7 +564,7 @@ def with_markers(layout: Layout, corners: Sequence[np.ndarray], markers: Sequenc
             if train.tile_ids
         ]
         nearest = min(reach, default=None)
-        if nearest is not None and nearest[0] <= MARKER_REACH:
+        if nearest is not None and nearest[0] <= config.marker_reach:
             given.setdefault(nearest[1], index)
     trains = tuple(replace(train, marker=given.get(t)) for t, train in enumerate(layout.trains))
     return replace(layout, trains=trains)

@@ -10,6 +10,7 @@ from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import ReadersDep
+from vision.table_analysis import Seats
 
 router = APIRouter(tags=["photos"])
 
@@ -30,14 +31,13 @@ async def analyze(
 ) -> dict[str, Any]:
     seat_map = None
     if seats:
-        from vision.table_reader import Seats
-
         try:
             seat_map = Seats.from_json(json.loads(seats))
         except ValueError as error:
             raise HTTPException(422, f"seats: {error}") from None
     data = await photo.read()
-    return await run_in_threadpool(readers.analyze, data, photo_name(photo), seat_map)
+    analysis = await run_in_threadpool(readers.analyze, data, photo_name(photo), seat_map)
+    return analysis.to_json()
 
 
 def photo_name(photo: UploadFile) -> str:

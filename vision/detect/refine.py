@@ -3,7 +3,7 @@
 The detector sees the photo shrunk to 448 px, and some of its boxes are off by more than the
 pip counter forgives: run on past the tile's end over a neighbour laid end to end (1 % of the
 boxes on the synthetic evaluation hands are a quarter too long or more, behind 6 of the 14
-tiles misread there: benchmarks/box_errors.py), or taking in a tile's side when the camera is
+tiles misread there: benchmarks/box_errors.py@d88286a), or taking in a tile's side when the camera is
 tilted. Halves cut from such a box hold the wrong pips. The refiner sees each kept box
 rectified at full resolution with a wide margin of its surroundings and says where the tile's
 top-face corners lie; the reader then cuts its halves from those. A tile cut by the frame gets

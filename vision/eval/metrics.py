@@ -277,10 +277,7 @@ def _flags_right(label: LabelledImage, prediction: Observation, matches: list[tu
     if not prediction.flags:
         return 0
     to_label = {j: i for i, j in matches}
-    said = {
-        (flag.get("kind"), frozenset(to_label.get(int(index), -1) for index in flag.get("tiles", ())))  # type: ignore[call-overload]
-        for flag in prediction.flags
-    }
+    said = {(flag.kind.value, frozenset(to_label.get(index, -1) for index in flag.tiles)) for flag in prediction.flags}
     return sum((flag.get("kind"), frozenset(flag.get("tiles", ()))) in said for flag in label.flags)
 
 

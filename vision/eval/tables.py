@@ -23,12 +23,14 @@ from typing import Any
 import numpy as np
 
 from vision.data.labels import FACE_UP, LabelledImage
+from vision.flags import FlagKind
 from vision.observation import Observation
 from vision.trains import Hub, Layout
 
 HUB_CENTRE_SHARE = 0.5
 """A hub read counts as found when its centre lies within this share of the labelled radius."""
-FLAG_KINDS = ("illegal_join", "unsatisfied_double", "duplicate_tile", "out_of_set", "unreadable_tile")
+FLAG_KINDS = tuple(kind.value for kind in FlagKind)
+"""The kinds of flag a table is scored on, in the order reports list them."""
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,7 @@ def _flags_by_kind(
     label: LabelledImage, prediction: Observation, to_label: dict[int, int]
 ) -> dict[str, tuple[int, int, int]]:
     said = Counter(
-        (str(flag.get("kind")), frozenset(to_label.get(int(tile), -1) for tile in flag.get("tiles", ())))  # type: ignore[attr-defined]
-        for flag in prediction.flags or ()
+        (flag.kind.value, frozenset(to_label.get(tile, -1) for tile in flag.tiles)) for flag in prediction.flags or ()
     )
     truth = Counter((str(flag.get("kind")), frozenset(flag.get("tiles", ()))) for flag in label.flags)
     # a face-up tile the label calls unreadable (a half beyond the frame) is one to flag unreadable_tile

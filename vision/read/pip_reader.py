@@ -37,10 +37,10 @@ SURE_HALVES = 2
 close); totals are the same from 2 to 4, the fewest taken."""
 MIN_CONFIDENCE = 0.4
 """A tile with a half read below this is uncertain: listed, left out of the total. Chosen by
-benchmarks/reader_confidence.py (benchmarks/results/reader_confidence.md) and the whole pipeline."""
+benchmarks/reader_confidence.py@d88286a (benchmarks/results/reader_confidence.md) and the whole pipeline."""
 READ_IN_FRAME = 0.88
 """A tile is read only where each half of its box lies at least this share inside the photo (above
-HALF_IN_FRAME: the refiner guesses cut tiles short). Chosen by benchmarks/in_frame.py (results/in_frame.md)."""
+HALF_IN_FRAME: the refiner guesses cut tiles short). Chosen by benchmarks/in_frame.py@d88286a (results/in_frame.md)."""
 RECHECK = 0.9
 """A half read below this is read again turned round and mirrored, the readings averaged
 (benchmarks/results/reader_confidence.md)."""

@@ -99,7 +99,7 @@ def validate(weights: Path, data_yaml: Path, imgsz: int) -> dict[str, float]:
 def export_onnx(weights: Path, out_dir: Path, imgsz: int) -> Path:
     """Export to ONNX (opset 17, no NMS inside: hubcam's decoder does it) into ``out_dir/model.onnx``,
     with a dynamic input size: a detector trained at one size may find more run at another
-    (benchmarks/detector_size.py), and it runs as fast as a fixed-size export."""
+    (benchmarks/detector_size.py@d88286a), and it runs as fast as a fixed-size export."""
     YOLO = _offline_ultralytics()
     exported = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -159,7 +159,6 @@ def train_detector(
     }
     run = {"synthetic_val": metrics, "hours_cap": hours, "epochs_run": epochs_run(work / "detector")}
     card = write_card(out_dir, recipe, data, seconds, run)
-    add_real_metrics(out_dir)
     return json.loads(card.read_text())
 
 
@@ -180,26 +179,3 @@ def epochs_run(run_dir: Path) -> int:
     """Epochs the run finished (a time cap can stop it before the recipe's count)."""
     results = run_dir / "results.csv"
     return max(len(results.read_text().splitlines()) - 1, 0) if results.exists() else 0
-
-
-def add_real_metrics(out_dir: Path) -> dict[str, Any] | None:
-    """Measure the model in ``out_dir`` (with the bundled pip counter) on the labelled real
-    photos and record it in its card; None when ../shared/real is absent. Measured only: the
-    real photos are never trained on."""
-    from vision.data.real import pip_labelled, real_root
-    from vision.eval.run import evaluate
-    from vision.pipeline import HandScorer
-
-    if real_root() is None:
-        return None
-    document = evaluate(
-        pip_labelled(), REPO / "out" / "train" / "eval-real", HandScorer(detector=out_dir / "model.onnx"),
-        title="detector card: real photos", progress=False,
-    )  # fmt: skip
-    real = {name: rate["value"] for name, rate in document["rates"].items() if rate["value"] is not None}
-    path = out_dir / "card.json"
-    card = json.loads(path.read_text())
-    card["metrics"]["real_photos"] = {"photos": document["images"], **real}
-    card["data"]["real_photos_used"] = "for measuring only (the card's real_photos metrics), never for training"
-    path.write_text(json.dumps(card, indent=2) + "\n")
-    return card["metrics"]["real_photos"]

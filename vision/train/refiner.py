@@ -27,8 +27,7 @@ from tqdm import tqdm
 
 from vision.data.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
-from vision.eval.metrics import polygon_iou
-from vision.geometry import short_edge_first
+from vision.geometry import quad_iou, short_edge_first
 from vision.synth.scene import FULL, make_scene, render
 from vision.train import smallnet
 from vision.train.counter import loosen
@@ -85,7 +84,7 @@ def overrun(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The box run on past one end of the tile by 10-40 % of its length, over whatever lies beyond
     (most often a neighbour laid end to end). On the 200 synthetic evaluation hands the detector's
     box is a fifth or more too long for 2 % of the tiles it finds, and 6 of the 14 tiles misread and
-    counted had such a box (benchmarks/box_errors.py); ``loosen`` never draws one."""
+    counted had such a box (benchmarks/box_errors.py@d88286a); ``loosen`` never draws one."""
     along = corners[2] - corners[1]  # from the corners[0..1] end to the other
     grown = corners.copy()
     if rng.random() < 0.5:
@@ -118,7 +117,7 @@ def match_boxes(
     kept, targets = [], []
     for box in boxes:
         ious = [
-            max(polygon_iou(box, tile), polygon_iou(box, seen) if seen is not None else 0.0)
+            max(quad_iou(box, tile), quad_iou(box, seen) if seen is not None else 0.0)
             for tile, seen in zip(tiles, shown, strict=True)
         ]
         if ious and max(ious) >= MATCH_IOU:

@@ -31,8 +31,7 @@ from tqdm import tqdm
 
 from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
 from vision.detect.verify import CROP_SHAPE, crop_boxes
-from vision.eval.metrics import polygon_iou
-from vision.geometry import halves_of, short_edge_first
+from vision.geometry import halves_of, quad_iou, short_edge_first
 from vision.synth.redrawn import Label
 from vision.synth.scene import FULL, SceneOptions, make_scene, render
 from vision.train import smallnet
@@ -170,7 +169,7 @@ def label_boxes(boxes: list[np.ndarray], tiles: list[np.ndarray]) -> tuple[list[
     """The boxes clearly one tile (1) or clearly not (0), and their labels."""
     kept, labels = [], []
     for box in boxes:
-        best = max((polygon_iou(box, tile) for tile in tiles), default=0.0)
+        best = max((quad_iou(box, tile) for tile in tiles), default=0.0)
         if best >= POSITIVE_IOU or best < NEGATIVE_IOU:
             kept.append(box)
             labels.append(int(best >= POSITIVE_IOU))
