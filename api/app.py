@@ -42,6 +42,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(UploadLimit, max_bytes=settings.max_upload_bytes)
     app.include_router(photos.router)
     app.include_router(games.router)
+    app.include_router(games.writes)
     app.include_router(rules.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from vision.observation import Observation, Sighting
+    from vision.table_analysis import TableAnalysis
 
 MOST_TILT = 75.0
 """The steepest camera ``hubcam synth --tilt`` draws (degrees off vertical)."""
@@ -171,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="default 8000")
     serve.add_argument(
         "--db", default=None, metavar="URL",
-        help="sqlite:///FILE or postgresql://USER@HOST/DB (default: an SQLite file in data/)",
+        help="sqlite:///FILE or postgresql://USER@HOST/DB (default: an SQLite file in the user's data folder, "
+        "$XDG_DATA_HOME/hubcam or ~/.local/share/hubcam; hubcam serve says which on start)",
     )  # fmt: skip
     serve.add_argument(
         "--workers", type=int, default=1, help="worker processes (default 1; a room of tables: PostgreSQL and several)"
@@ -376,7 +378,7 @@ def _rules_for_table(preset: str, players: int, overrides: dict[str, Any]) -> Ru
 
 
 def run_synth(args: argparse.Namespace) -> int:
-    from vision.synth.dataset import write_set
+    from vision.synth.dataset import CONTACT_SHEET, write_set
     from vision.synth.scene import FULL, MAKERS, UNSEEN_MAKERS
 
     size = _parse_size(args.size)
@@ -395,9 +397,7 @@ def run_synth(args: argparse.Namespace) -> int:
         names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    print(
-        f"{len(names)} {args.kind} images with labels in {args.out} (contact sheet: {args.out / 'contact_sheet.jpg'})"
-    )
+    print(f"{len(names)} {args.kind} images with labels in {args.out} (contact sheet: {args.out / CONTACT_SHEET})")
     return 0
 
 
@@ -519,7 +519,8 @@ def run_analyze(args: argparse.Namespace) -> int:
     import numpy as np
 
     from vision.draw import MAGENTA, RED, banner, draw_layout, draw_markers, draw_tile, thickness_for
-    from vision.table_reader import Seats, TableReader, analysis_json
+    from vision.table_analysis import Seats, TableAnalysis
+    from vision.table_reader import TableReader
 
     seats = None
     if args.seats is not None:
@@ -536,8 +537,8 @@ def run_analyze(args: argparse.Namespace) -> int:
             failed += 1
             continue
         seen = reader(image).with_decode(decode_ms)
-        result = analysis_json(seen, str(path), args.timings, seats)
-        print(json.dumps(result) if args.json else analysis_text(result))
+        analysis = TableAnalysis.of(seen, str(path), seats, args.timings)
+        print(json.dumps(analysis.to_json()) if args.json else analysis_text(analysis))
         if args.overlay and seen.layout is not None:
             thickness = thickness_for(image)
             for tile in seen.tiles:
@@ -546,8 +547,8 @@ def run_analyze(args: argparse.Namespace) -> int:
             centres = np.array([tile.corners.mean(axis=0) for tile in seen.tiles]).reshape(-1, 2)
             hub = None if layout.hub is None else (layout.hub.centre, layout.hub.radius)
             draw_layout(image, centres, hub, [t.tile_ids for t in layout.trains], layout.engine, thickness)
-            draw_markers(image, [m.corners for m in seen.markers], [m["train"] for m in result["markers"]], thickness)
-            flags = len(result["flags"])
+            draw_markers(image, [m.corners for m in seen.markers], [m.train for m in analysis.markers], thickness)
+            flags = len(analysis.flags)
             banner(image, f"{len(layout.trains)} trains, {flags} {'flag' if flags == 1 else 'flags'}", thickness)
             cv2.imwrite(str(args.overlay / overlay_name(path, overlays)), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return 1 if failed else 0
@@ -555,18 +556,22 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     from api.db import DatabaseURLError, sqlite_url
-    from api.serve import serve
-    from api.settings import DATA_FOLDER
+    from api.serve import ServeError, serve
+    from api.settings import data_folder
 
     if not 0 < args.port < 65536:
         raise UsageError(f"--port: expected 1 to 65535, got {args.port}")
     if args.workers < 1:
         raise UsageError(f"--workers: expected at least 1, got {args.workers}")
-    db_url = args.db or sqlite_url(DATA_FOLDER)
+    if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
+        raise UsageError(f"--public-url: expected an address like http://192.168.1.20:8000, got {args.public_url!r}")
+    db_url = args.db or sqlite_url(data_folder())
     try:
         serve(args.host, args.port, db_url, args.workers, args.public_url)
     except DatabaseURLError as error:
         raise UsageError(f"--db: {error}") from None
+    except ServeError as error:
+        raise UsageError(str(error)) from None
     return 0
 
 
@@ -592,33 +597,36 @@ def readable_photos(
         yield path, image, (time.perf_counter() - start) * 1000
 
 
-def analysis_text(result: dict[str, Any]) -> str:
+def analysis_text(analysis: TableAnalysis) -> str:
     """``hubcam analyze``'s table: the hub and engine, each train from the hub out, lines of play,
-    loose tiles and the flags, as the JSON has them."""
+    loose tiles and the flags, as the JSON has them; a tile read but left out as uncertain has a "?"
+    after its pips, as ``hubcam score`` writes it."""
 
     def pips(pair: Sequence[int] | None) -> str:
         return "?" if pair is None else f"{pair[0]}-{pair[1]}"
 
-    tiles = result["tiles"]
-    engine = "not seen" if result["hub"] is None else f"the engine {pips(result['engine'])}"
-    lines = [f"{result['image']}: {len(tiles)} tiles, hub {'not seen' if result['hub'] is None else 'seen'}, {engine}"]
-    for number, train in enumerate(result["trains"]):
+    def reading(tile: Sighting) -> str:
+        return pips(tile.pips) + ("?" if tile.pips is not None and tile.uncertain else "")
+
+    hub = "not seen, engine unknown" if analysis.hub is None else f"seen, the engine {pips(analysis.engine)}"
+    lines = [f"{analysis.image}: {len(analysis.tiles)} tiles, hub {hub}"]
+    for number, train in enumerate(analysis.trains):
         owner = (
             ""
-            if train["owner"] is None
-            else f" ({'Mexican train' if train['owner'] == 'mexican' else 'seat ' + str(train['owner'])})"
+            if train.owner is None
+            else f" ({'Mexican train' if train.owner == 'mexican' else 'seat ' + str(train.owner)})"
         )
-        played = " ".join(pips(pair) for pair in train["pips"])
-        marker = ", its marker out" if train["marker"] else ""
-        lines.append(f"  train {number + 1} at {train['slot_angle']:.0f} deg{owner}{marker}: {played}")
-    for chain in result["chains"]:
-        lines.append("  line of play: " + " ".join(pips(pair) for pair in chain["pips"]))
-    if result["loose"]:
-        lines.append("  loose: " + ", ".join(pips(tiles[index]["pips"]) for index in result["loose"]))
-    for flag in result["flags"]:
-        lines.append(f"  ! {flag['kind']}: {flag['message']}")
-    if "timings_ms" in result:
-        lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in result["timings_ms"].items()))
+        played = " ".join(pips(pair) for pair in train.pips)
+        marker = ", its marker out" if train.marker else ""
+        lines.append(f"  train {number + 1} at {train.slot_angle:.0f} deg{owner}{marker}: {played}")
+    for chain in analysis.chains:
+        lines.append("  line of play: " + " ".join(pips(pair) for pair in chain.pips))
+    if analysis.loose:
+        lines.append("  loose: " + ", ".join(reading(analysis.tiles[index]) for index in analysis.loose))
+    for flag in analysis.flags:
+        lines.append(f"  ! {flag.kind.value}: {flag.message}")
+    if analysis.timings_ms is not None:
+        lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in analysis.timings_ms.items()))
     return "\n".join(lines)
 
 
@@ -850,6 +858,7 @@ def run_train(args: argparse.Namespace) -> int:
         )
     if not args.sets:
         raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")
+    from vision.eval.cards import add_real_metrics
     from vision.train.detector import train_detector
 
     seed = Recipe.seed if args.seed is None else args.seed
@@ -866,6 +875,9 @@ def run_train(args: argparse.Namespace) -> int:
         )
     except (ValueError, FileNotFoundError) as error:  # no such set or weights, an unreadable label, an empty set
         raise UsageError(str(error)) from None
+    out_dir = args.out or Path("models/tile-detector")
+    if add_real_metrics(out_dir) is not None:  # measured on the real photos, recorded in the card
+        card = json.loads((out_dir / "card.json").read_text())
     print(json.dumps(card, indent=2))
     return 0
 

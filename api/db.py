@@ -11,13 +11,17 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 class DatabaseURLError(ValueError):
     """A --db that names no database this service can use."""
+
+
+class DatabaseUnreachable(DatabaseURLError):
+    """A database URL that is well formed but cannot be connected to (no server there, a wrong password)."""
 
 
 def sqlite_url(folder: Path) -> str:
@@ -42,8 +46,26 @@ def open_database(url: str) -> Engine:
         engine = create_engine(parsed, pool_pre_ping=True)
     else:
         raise DatabaseURLError(f"unsupported database {parsed.get_backend_name()!r} (expected sqlite or postgresql)")
-    migrate(engine)
+    try:
+        migrate(engine)
+    except OperationalError as error:
+        engine.dispose()
+        raise DatabaseUnreachable(f"cannot reach {shown_url(url)}: {_first_line(error.orig or error)}") from None
     return engine
+
+
+def shown_url(url: str) -> str:
+    """The database URL as it may be printed: its password, if any, hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def _first_line(error: BaseException) -> str:
+    """A driver's message, often several lines with hints, as one."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
 
 
 def migrate(engine: Engine) -> None:

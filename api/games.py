@@ -109,8 +109,13 @@ def load(session: Session, game_id: str, for_update: bool = False) -> Game:
 def check_token(game: Game, token: str | None) -> None:
     if not token:
         raise Unauthorized("this changes the game: send its token (Authorization: Bearer TOKEN)")
-    if not hmac.compare_digest(_digest(token), game.token_sha256):
+    if not can_write(game, token):
         raise Forbidden(f"wrong token for game {game.id}")
+
+
+def can_write(game: Game, token: str | None) -> bool:
+    """Whether ``token`` is the game's write token (compared in constant time)."""
+    return bool(token) and hmac.compare_digest(_digest(token or ""), game.token_sha256)
 
 
 def add_event(session: Session, game: Game, event: Any) -> dict[str, Any]:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-DATA_FOLDER = Path("data")
-"""Where ``make run`` keeps the SQLite database (not committed)."""
+
+def data_folder() -> Path:
+    """Where ``hubcam serve`` keeps its SQLite database unless ``--db`` says otherwise: the user's data
+    folder ($XDG_DATA_HOME/hubcam, else ~/.local/share/hubcam), never the folder it happens to run in."""
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    return (Path(base) if Path(base).is_absolute() else Path.home() / ".local" / "share") / "hubcam"
 
 
 @dataclass(frozen=True)
 class Settings:
     db_url: str
-    """sqlite:///FILE (the default: a file in ``data/``) or postgresql://..."""
+    """sqlite:///FILE (the default: a file in ``data_folder()``) or postgresql://..."""
     max_upload_bytes: int = 20_000_000
     """A request body past this is refused with 413 before it is read whole."""
     public_url: str | None = None

@@ -75,9 +75,14 @@ class Scoresheet:
             "winners": list(self.winners),
         }
 
-    def to_csv(self) -> str:
-        """One row per round, then totals and places; a column per seat."""
-        seats = [f"seat {seat}" for seat in range(self.rules.players)]
+    def to_csv(self, names: Sequence[str] | None = None) -> str:
+        """One row per round, then totals and places; a column per seat, headed by its player's name
+        when ``names`` gives them ("seat 0", "seat 1", ... otherwise)."""
+        if names is not None and len(names) != self.rules.players:
+            raise ValueError(
+                f"names: expected {self.rules.players}, one per seat; got {len(names)}: {list(names)!r:.60}"
+            )
+        seats = list(names) if names is not None else [f"seat {seat}" for seat in range(self.rules.players)]
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["round", "engine", "starter", "ended", *seats])

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests import postgres
+from tests.system import SKIP_POSTGRES, missing
 
 _databases = itertools.count()
 
@@ -17,7 +18,7 @@ _databases = itertools.count()
 def postgres_server_url() -> Iterator[str]:
     """One PostgreSQL server for the whole run (each test gets a database of its own on it)."""
     if not postgres.available():
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql; .ci/run does)")
+        missing("PostgreSQL", "postgresql", SKIP_POSTGRES)
     with postgres.postgres_server() as url:
         yield url
 

@@ -1,7 +1,10 @@
 """The referee page in a real browser: Debian's chromium, headless, driven by playwright, its camera a
 fake one that shows a rendered table with an illegal join. Checks the table, finds the overlay and
-the alert; plays events (one refused); scores a leftover hand from a photo. Screenshots go to
-out/page-test/ for a person to look at."""
+the alert; plays events (one refused); scores a leftover hand from a photo; every failed action says
+so on the page; a rejoin with a wrong token is told so. Screenshots go to out/page-test/ for a person
+to look at.
+
+Without chromium these tests fail saying what to install, unless HUBCAM_SKIP_BROWSER_TESTS=1."""
 
 from __future__ import annotations
 
@@ -11,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import httpx2
 import numpy as np
 import pytest
 
 from models import COUNTER, DETECTOR, TABLE_COUNTER, TABLE_DETECTOR
 from tests.postgres import free_port
 from tests.server import start_server
+from tests.system import SKIP_BROWSER, missing
 from vision.synth.scene import make_scene, render
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -27,12 +32,9 @@ HAND_SEED = 424244
 """A rendered hand of a double-12 set, the page's default."""
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium; .ci/run does)"),
-    pytest.mark.skipif(
-        not all(p.exists() for p in (DETECTOR, COUNTER, TABLE_DETECTOR, TABLE_COUNTER)), reason="no bundled models"
-    ),
-]
+pytestmark = pytest.mark.skipif(
+    not all(p.exists() for p in (DETECTOR, COUNTER, TABLE_DETECTOR, TABLE_COUNTER)), reason="no bundled models"
+)
 
 
 def write_y4m(path: Path, image_bgr: np.ndarray, frames: int = 3) -> None:
@@ -58,7 +60,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        missing("chromium (for the page tests)", "chromium", SKIP_BROWSER)
     folder = tmp_path_factory.mktemp("camera")
     table, _ = render(make_scene("table", TABLE_SEED), (1280, 720))
     write_y4m(folder / "table.y4m", table)
@@ -66,10 +70,37 @@ def browser_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             f"--use-file-for-fake-video-capture={folder / 'table.y4m'}", "--no-sandbox"]  # fmt: skip
     with playwright_api.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
-        page = browser.new_context(viewport={"width": 1000, "height": 1400}).new_page()
-        page.on("dialog", lambda dialog: dialog.dismiss())
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser_page(browser: Any) -> Iterator[Any]:
+    """A page of its own (its own local storage); no uncaught error may happen on it."""
+    context = browser.new_context(viewport={"width": 1000, "height": 1400})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.dismiss())
+    uncaught: list[str] = []
+    page.on("pageerror", lambda error: uncaught.append(str(error)))
+    yield page
+    context.close()
+    assert not uncaught, f"uncaught errors on the page: {uncaught}"
+
+
+def new_game(page: Any, served: str, names: str = "Ann, Bo", players_set: str = "12") -> str:
+    page.goto(served)
+    page.fill("#new-game input[name=names]", names)
+    page.select_option("#new-game select[name=set]", players_set)
+    page.click("#new-game button")
+    page.wait_for_selector("#game-code:not(:empty)")
+    return str(page.text_content("#game-code"))
+
+
+def wait_for_text(page: Any, selector: str, text: str) -> str:
+    """Wait until ``selector`` shows ``text``; what it shows."""
+    page.wait_for_function("([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
+                           arg=[selector, text], timeout=30_000)  # fmt: skip
+    return str(page.text_content(selector))
 
 
 def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_path: Path) -> None:
@@ -117,8 +148,10 @@ def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_pat
     page.click("#event button[value=play]")
     page.wait_for_function("document.querySelector('#trains').textContent.includes('12-5 5-5')")
     page.click("#undo")
-    page.wait_for_function("document.querySelector('#verdict').textContent.includes('taken back')")
-    assert "5-5" not in page.text_content("#trains")
+    # the state, not the message: the trains are redrawn once the service has taken the play back
+    page.wait_for_function("!document.querySelector('#trains').textContent.includes('5-5')")
+    assert "taken back" in wait_for_text(page, "#verdict", "taken back")
+    assert "12-5" in page.text_content("#trains")
 
     # the end of the round: a hand photo read, reviewed, and the scoresheet filled
     hand, _ = render(make_scene("hand", HAND_SEED))
@@ -135,7 +168,7 @@ def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_pat
     page.screenshot(path=str(SCREENSHOTS / "3-scored.png"), full_page=True)
     page.click("#next-round")
     page.wait_for_function("document.querySelector('#round-number').textContent == '2'")
-    assert "engine is 11-11" in page.text_content("#verdict")
+    wait_for_text(page, "#verdict", "engine is 11-11")
 
     # the phones' scoreboard shows the same, on a phone's screen
     phone = page.context.new_page()
@@ -150,3 +183,84 @@ def test_a_round_refereed_in_the_browser(served: str, browser_page: Any, tmp_pat
     phone.screenshot(path=str(SCREENSHOTS / "5-referee-on-a-phone.png"), full_page=True)
     rules = page.evaluate(f"fetch('/games/{code}').then((answer) => answer.json()).then((game) => game.rules)")
     assert rules["double_blank_points"] == 50
+
+
+def test_every_failed_action_says_so_on_the_page(served: str, browser_page: Any, tmp_path: Path) -> None:
+    page = browser_page
+    page.goto(served)
+    page.fill("#new-game input[name=names]", " , ")
+    page.click("#new-game button")
+    assert "at least one name" in wait_for_text(page, "#start-status", "name")
+    page.fill("#rejoin input[name=code]", "NOSUCH")
+    page.click("#rejoin button")
+    assert "no game 'NOSUCH'" in wait_for_text(page, "#start-status", "NOSUCH")
+
+    new_game(page, served, players_set="9")
+    # "Check the table" with neither photo nor camera
+    page.click("#check")
+    assert "Nothing to check" in wait_for_text(page, "#alerts", "Nothing to check")
+    # a text file named .jpg as the table's photo: the browser cannot show it; the service says why
+    (tmp_path / "table.jpg").write_text("not a photo")
+    page.set_input_files("#table-photo", str(tmp_path / "table.jpg"))
+    assert "not a JPEG or PNG" in wait_for_text(page, "#alerts", "not checked")
+    # nothing to undo; a leftover hand's photo that is no photo; a hand listing a tile twice
+    page.click("#undo")
+    assert "nothing to undo" in wait_for_text(page, "#verdict.illegal", "nothing to undo")
+    rows = page.locator("#hands .hand")
+    rows.nth(0).locator("input[type=file]").set_input_files(str(tmp_path / "table.jpg"))
+    assert "not a JPEG or PNG" in wait_for_text(page, "#hands .hand:nth-child(1) .note", "not read")
+    rows.nth(1).locator(".tiles").fill("6-6, 6-6")
+    rows.nth(1).locator("button").click()
+    assert "twice" in wait_for_text(page, "#hands .hand:nth-child(2) .note", "Not saved")
+    assert page.input_value("#hands .hand:nth-child(2) .tiles") == "6-6, 6-6"  # kept, to be corrected
+    # a double-9 game has 10 rounds: an eleventh is refused, next to the button
+    for number in range(2, 11):
+        page.click("#next-round")
+        page.wait_for_function(f"document.querySelector('#round-number').textContent == '{number}'")
+    page.click("#next-round")
+    assert "all its 10 rounds" in wait_for_text(page, "#round-status.illegal", "rounds")
+    page.screenshot(path=str(SCREENSHOTS / "6-errors-said.png"), full_page=True)
+
+
+def test_a_rejoin_with_a_wrong_token_is_told_so(served: str, browser_page: Any) -> None:
+    page = browser_page
+    created = httpx2.post(f"{served}/games", json={"rules": {"players": 2, "set": 9}, "names": ["Ann", "Bo"]}).json()
+    code, token = created["game"]["id"], created["token"]
+    page.goto(served)
+    page.fill("#rejoin input[name=code]", code.lower())
+    page.fill("#rejoin input[name=token]", "not-the-token")
+    page.click("#rejoin button")
+    assert "Wrong token" in wait_for_text(page, "#verdict.illegal", "Wrong token")
+    assert page.is_visible("#read-only")
+    assert page.evaluate(f"localStorage.getItem('hubcam:{code}')") is None  # a wrong token is not kept
+    page.goto(f"{served}/")  # with the right token the game can be changed, and no warning is shown
+    page.fill("#rejoin input[name=code]", code)
+    page.fill("#rejoin input[name=token]", token)
+    page.click("#rejoin button")
+    page.wait_for_selector("#play:not([hidden])")
+    assert not page.is_visible("#read-only") and "token" not in page.text_content("#verdict")
+    page.click("#event button[value=draw]")
+    wait_for_text(page, "#verdict.legal", "draw: legal")
+
+
+def test_the_qr_code_says_how_to_serve_phones(served: str, browser_page: Any) -> None:
+    """The page is served on 127.0.0.1 without --public-url: the QR code's address is this computer's own."""
+    page = browser_page
+    code = new_game(page, served)
+    hint = wait_for_text(page, "#qr-hint", "hubcam serve")
+    assert page.is_visible("#qr-hint")
+    assert "hubcam serve --host 0.0.0.0 --public-url http://THIS-COMPUTER:" in hint and "no phone" in hint
+    assert page.evaluate("fetch('/favicon.ico').then((answer) => answer.status)") == 200
+    assert page.get_attribute("link[rel=icon]", "href") == "/static/favicon.svg"
+    assert code in page.get_attribute("#qr", "src")
+
+
+def test_an_unsure_tile_and_hand_are_labelled_as_such(served: str, browser_page: Any) -> None:
+    page = browser_page
+    page.goto(served)
+    labels = page.evaluate(
+        "[tileLabel({pips: [6, 6], reason: 'face_down'}), tileLabel({pips: [12, 5]}), tileLabel({pips: null})]"
+    )
+    assert labels == ["6-6?", "12-5", "?"]
+    notes = page.evaluate("[1, 2].map((uncertain) => handNote({reviewed: false, uncertain, tiles: [], total: 0}))")
+    assert notes == ["read from the photo; 1 tile unsure: add it", "read from the photo; 2 tiles unsure: add them"]

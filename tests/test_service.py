@@ -6,7 +6,11 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
+import socket
 import struct
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +23,7 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from api.settings import Settings
 from models import COUNTER, DETECTOR, TABLE_COUNTER, TABLE_DETECTOR
+from tests.postgres import free_port
 from vision.synth.scene import make_scene, render
 
 RULES = {"players": 2, "set": 6, "hand_size": 7}
@@ -124,12 +129,49 @@ def test_every_write_needs_the_games_token(client: TestClient, game: Any) -> Non
         ("post", f"/games/{code}/undo", {}),
         ("post", f"/games/{code}/rounds", {"json": {}}),
         ("put", f"/games/{code}/rounds/0/hands/0", {"json": {"tiles": []}}),
+        ("post", f"/games/{code}/rounds/0/hands/0", {"files": {"photo": ("h.jpg", b"", "image/jpeg")}}),
     ]
     for method, path, body in writes:
         assert client.request(method, path, **body).status_code == 401, path
         wrong = client.request(method, path, headers={"Authorization": "Bearer nope"}, **body)
         assert wrong.status_code == 403 and "wrong token" in wrong.json()["detail"], path
     assert client.get(f"/games/{code}").json() == before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"content": b"{not json", "headers": {"content-type": "application/json"}},
+        {"json": {"colour": "red"}},
+        {"json": []},
+        {"content": b"player=0", "headers": {"content-type": "application/x-www-form-urlencoded"}},
+        {"files": {"picture": ("h.jpg", b"x", "image/jpeg")}},
+    ],
+)
+def test_the_token_is_checked_before_the_body(client: TestClient, game: Any, body: dict[str, Any]) -> None:
+    """Without the token, or with a wrong one, a bad body is answered 401/403, never 422 or 400."""
+    code, _ = game
+    paths = [
+        ("post", f"/games/{code}/events"),
+        ("post", f"/games/{code}/rounds"),
+        ("put", f"/games/{code}/rounds/0/hands/0"),
+        ("post", f"/games/{code}/rounds/0/hands/0"),
+    ]
+    for method, path in paths:
+        headers = body.get("headers", {})
+        assert client.request(method, path, **body).status_code == 401, path
+        wrong = client.request(method, path, **(body | {"headers": headers | {"Authorization": "Bearer nope"}}))
+        assert wrong.status_code == 403, (path, wrong.text)
+    assert client.post("/games/NOSUCH/rounds", json=[]).status_code == 404
+
+
+def test_access_says_whether_a_token_may_change_the_game(client: TestClient, game: Any) -> None:
+    code, token = game
+    assert client.get(f"/games/{code.lower()}/access", headers=token).json() == {"game": code, "can_write": True}
+    assert client.get(f"/games/{code}/access", headers={"Authorization": "Bearer nope"}).json()["can_write"] is False
+    assert client.get(f"/games/{code}/access").json()["can_write"] is False
+    assert client.get(f"/games/{code}/access", headers={"Authorization": "Basic abc"}).json()["can_write"] is False
+    assert client.get("/games/NOSUCH/access", headers=token).status_code == 404
 
 
 def test_the_token_never_reaches_the_logs(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
@@ -185,16 +227,18 @@ def test_corrected_hands_fill_the_scoresheet_and_the_audit_trail(client: TestCli
     assert sheet["totals"] == [13, 0] and sheet["winners"] == [1] and sheet["rounds"][0]["ended"] == "out"
     csv = client.get(f"/games/{code}/scoresheet.csv")
     assert csv.headers["content-type"].startswith("text/csv")
-    assert csv.text.splitlines()[1] == "0,6-6,0,out,13,0"
+    assert csv.text.splitlines()[:2] == ["round,engine,starter,ended,Ann,Bo", "0,6-6,0,out,13,0"]
     client.put(f"/games/{code}/rounds/0/hands/0", json={"tiles": ["6-5"]}, headers=token)
     trail = [entry for entry in client.get(f"/games/{code}/audit").json() if entry["seat"] == 0]
     assert trail[-1]["before"] == ["6-5", "2-0"] and trail[-1]["after"] == ["6-5"]
 
 
-def test_the_next_round_takes_the_next_engine_and_starter(client: TestClient, game: Any) -> None:
+@pytest.mark.parametrize("body", [{"json": {}}, {}, {"content": b"", "headers": {"content-type": "application/json"}}])
+def test_the_next_round_takes_the_next_engine_and_starter(client: TestClient, game: Any, body: Any) -> None:
+    """With an empty JSON object, or no body at all (every field is optional)."""
     code, token = game
-    answer = client.post(f"/games/{code}/rounds", json={}, headers=token)
-    assert answer.status_code == 201
+    answer = client.post(f"/games/{code}/rounds", **(body | {"headers": token | body.get("headers", {})}))
+    assert answer.status_code == 201, answer.text
     assert answer.json()["deal"] == {"engine": 5, "starter": 1}
     assert client.post(f"/games/{code}/events", json=play("5-1", 1, 1), headers=token).status_code == 200
     assert len(client.get(f"/games/{code}").json()["rounds"][0]["events"]) == 0
@@ -205,7 +249,44 @@ def test_the_scoreboard_page_and_its_qr_code(client: TestClient, game: Any) -> N
     assert "<html" in client.get(f"/games/{code}/board").text
     qr = client.get(f"/games/{code}/qr.svg")
     assert qr.headers["content-type"].startswith("image/svg+xml") and "<svg" in qr.text
+    assert qr.text == qr_svg(f"http://testserver/games/{code}/board")
+    assert client.get(f"/games/{code}/board-url").json() == {
+        "url": f"http://testserver/games/{code}/board",
+        "loopback": False,
+    }
     assert "<html" in client.get("/").text
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml") and "<svg" in icon.text
+    for page in ("/", f"/games/{code}/board"):
+        assert '<link rel="icon" href="/static/favicon.svg"' in client.get(page).text
+
+
+def qr_svg(url: str) -> str:
+    import io
+
+    import segno
+
+    svg = io.BytesIO()
+    segno.make(url).save(svg, kind="svg", scale=4)
+    return svg.getvalue().decode()
+
+
+def test_the_qr_code_leads_to_the_public_url_when_one_is_given(tmp_path: Path) -> None:
+    public = Settings(db_url=f"sqlite:///{tmp_path / 'a.sqlite3'}", public_url="http://192.168.1.20:8000/")
+    with TestClient(create_app(public), base_url="http://localhost:8000") as client:
+        code = client.post("/games", json={"rules": RULES}).json()["game"]["id"]
+        url = f"http://192.168.1.20:8000/games/{code}/board"
+        assert client.get(f"/games/{code}/qr.svg").text == qr_svg(url)
+        assert client.get(f"/games/{code}/board-url").json() == {"url": url, "loopback": False}
+    local = Settings(db_url=f"sqlite:///{tmp_path / 'b.sqlite3'}")
+    for base in ("http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000"):
+        with TestClient(create_app(local), base_url=base) as client:
+            code = client.post("/games", json={"rules": RULES}).json()["game"]["id"]
+            assert client.get(f"/games/{code}/board-url").json() == {
+                "url": f"{base}/games/{code}/board",
+                "loopback": True,
+            }
+            assert client.get(f"/games/{code}/qr.svg").text == qr_svg(f"{base}/games/{code}/board")
 
 
 @functools.cache
@@ -285,3 +366,56 @@ def test_the_upload_limit_answers_413_before_reading_everything(client: TestClie
     answer = client.post("/score", content=b"x" * 4_000_000,
                          headers={"content-type": "multipart/form-data; boundary=x"})  # fmt: skip
     assert answer.status_code == 413 and "too large" in answer.json()["detail"]
+
+
+# ---- starting the service: one line for each thing that stops it, the address only once it answers
+
+
+def hubcam_serve(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "api.cli", "serve", *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            env=os.environ | {"PYTHONUNBUFFERED": "1"} | (env or {}))  # fmt: skip
+
+
+def test_an_unreachable_database_is_one_line_naming_it(tmp_path: Path) -> None:
+    nobody = free_port()  # nothing listens there
+    url = f"postgresql://ann:secret@127.0.0.1:{nobody}/hubcam"
+    server = hubcam_serve("--port", str(free_port()), "--db", url)
+    out, err = server.communicate(timeout=60)
+    assert server.returncode == 2, err
+    assert err.strip().count("\n") == 0 and "Traceback" not in err, err
+    assert f"postgresql://ann:***@127.0.0.1:{nobody}/hubcam" in err and "secret" not in err
+    assert "referee page is at" not in out
+
+
+def test_a_port_in_use_is_one_line_naming_it(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = hubcam_serve("--port", str(port), "--db", f"sqlite:///{tmp_path / 'hubcam.sqlite3'}")
+        out, err = server.communicate(timeout=60)
+    assert server.returncode == 2, err
+    assert err.strip().count("\n") == 0 and "Traceback" not in err, err
+    assert f"port {port}" in err and "in use" in err
+    assert "referee page is at" not in out
+
+
+def test_the_address_is_printed_once_it_answers_and_games_live_in_the_users_data_folder(tmp_path: Path) -> None:
+    """Without --db the SQLite file goes to $XDG_DATA_HOME/hubcam, not to data/ wherever it runs."""
+    port, elsewhere, data_home = free_port(), tmp_path / "elsewhere", tmp_path / "xdg"
+    elsewhere.mkdir()
+    server = hubcam_serve("--port", str(port), cwd=elsewhere, env={"XDG_DATA_HOME": str(data_home)})
+    try:
+        assert server.stdout is not None
+        kept = server.stdout.readline()
+        assert f"sqlite:///{data_home / 'hubcam' / 'hubcam.sqlite3'}" in kept, kept
+        assert f"http://localhost:{port}/" in server.stdout.readline()
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()  # listening already
+    finally:
+        server.kill()
+        server.communicate()
+    assert (data_home / "hubcam" / "hubcam.sqlite3").exists() and not (elsewhere / "data").exists()
+    usage = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--help"], capture_output=True, text=True,
+                           env=os.environ | {"COLUMNS": "200"})  # fmt: skip
+    assert "~/.local/share/hubcam" in usage.stdout and "XDG_DATA_HOME" in usage.stdout

@@ -16,6 +16,12 @@ def referee_page() -> FileResponse:
     return FileResponse(STATIC / "referee.html")
 
 
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    """Browsers ask for /favicon.ico whatever the page links; the same small SVG answers."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
 @router.get("/games/{game_id}/board", include_in_schema=False)
 def board_page(game_id: str) -> FileResponse:
     return FileResponse(STATIC / "board.html")

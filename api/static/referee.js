@@ -5,14 +5,26 @@
 const $ = (selector) => document.querySelector(selector);
 const page = { code: null, token: null, game: null, analysis: null, frame: null, stream: null };
 
+// Every answer as { ok, status, data }; a failure always has data.detail, a sentence to show, even when
+// the service is down or answers something other than JSON.
 async function call(method, path, body, isForm = false) {
   const headers = {};
   if (page.token) headers["Authorization"] = `Bearer ${page.token}`;
   if (body !== undefined && !isForm) headers["Content-Type"] = "application/json";
-  const answer = await fetch(path, { method, headers, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
+  let answer;
+  try {
+    answer = await fetch(path, { method, headers, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    return { ok: false, status: 0, data: { detail: `The service did not answer (${error.message}): is hubcam serve running?` } };
+  }
   const data = answer.headers.get("content-type")?.includes("json") ? await answer.json() : await answer.text();
-  return { ok: answer.ok, status: answer.status, data };
+  if (answer.ok || typeof data?.detail === "string") return { ok: answer.ok, status: answer.status, data };
+  return { ok: false, status: answer.status, data: { detail: `The service answered ${answer.status} ${answer.statusText}` } };
 }
+
+// Nothing fails quietly: an error no handler caught is shown where the person is looking.
+window.addEventListener("unhandledrejection", (event) => say(`Something went wrong: ${event.reason?.message ?? event.reason}`, false));
+window.addEventListener("error", (event) => say(`Something went wrong: ${event.message}`, false));
 
 // ---- starting and rejoining ----------------------------------------------------------------
 
@@ -22,6 +34,7 @@ $("#new-game").addEventListener("submit", async (submit) => {
   const names = form.get("names").split(",").map((name) => name.trim()).filter(Boolean);
   const rules = { players: names.length, set: Number(form.get("set")) };
   for (const choice of document.querySelectorAll("#variants select")) rules[choice.name] = JSON.parse(choice.value);
+  if (!names.length) return say("Players: give at least one name (names separated by commas).", false);
   const answer = await call("POST", "/games", { rules, names });
   if (!answer.ok) return say(answer.data.detail, false);
   remember(answer.data.game.id, answer.data.token);
@@ -33,9 +46,29 @@ $("#rejoin").addEventListener("submit", async (submit) => {
   submit.preventDefault();
   const form = new FormData(submit.target);
   const code = form.get("code").trim().toUpperCase();
-  remember(code, form.get("token").trim() || localStorage.getItem(`hubcam:${code}`));
-  await reload();
+  if (!code) return say("Rejoin: type the game's code (6 letters and digits).", false);
+  await join(code, form.get("token").trim() || localStorage.getItem(`hubcam:${code}`));
 });
+
+// Back to a game: shown whatever the token, and the token checked at once (GET /games/{id}/access), so a
+// wrong one is said now rather than at the first play. Only a right token is remembered.
+async function join(code, token) {
+  page.code = code;
+  page.token = token;
+  const access = await call("GET", `/games/${code}/access`);
+  if (!access.ok) return say(access.data.detail, false);
+  if (access.data.can_write) remember(code, token);
+  else {
+    page.token = null;
+    history.replaceState(null, "", `#${code}`);
+  }
+  if (!(await reload())) return;
+  $("#read-only").hidden = access.data.can_write;
+  if (!access.data.can_write) {
+    say(token ? `Wrong token for game ${code}: you can follow the game here, not change it. Check the token and rejoin.`
+      : `No token for game ${code} in this browser: you can follow the game here, not change it. Rejoin with its token.`, false);
+  }
+}
 
 // The house rules (RULES.md 6) as the service lists them, each with its default first.
 async function showVariants() {
@@ -65,10 +98,18 @@ function remember(code, token) {
   history.replaceState(null, "", `#${code}`);
 }
 
+// The game as the service has it now; false (and said) when it cannot be read.
 async function reload() {
   const answer = await call("GET", `/games/${page.code}`);
-  if (!answer.ok) return say(answer.data.detail, false);
-  show(answer.data);
+  if (!answer.ok) say(answer.data.detail, false);
+  else show(answer.data);
+  return answer.ok;
+}
+
+// After a write: the game redrawn first, then what the service said, so the message never comes
+// before the state it describes.
+async function reloadThenSay(text, good, where) {
+  if ((await reload()) || !good) say(text, good, where);
 }
 
 // ---- the game --------------------------------------------------------------------------------
@@ -87,7 +128,10 @@ function show(game) {
   $("#start").hidden = true;
   $("#game-code").textContent = game.id;
   $("#board-link").href = `/games/${game.id}/board`;
-  $("#qr").src = `/games/${game.id}/qr.svg`;
+  if (!$("#qr").src.endsWith(`/games/${game.id}/qr.svg`)) {
+    $("#qr").src = `/games/${game.id}/qr.svg`;
+    showBoardHint(game.id);
+  }
   const round = currentRound();
   const state = round.state;
   $("#turn").textContent = state.round_over ? "(the round is over)" : `- ${game.names[state.turn]} (seat ${state.turn}) to play`;
@@ -119,27 +163,23 @@ for (const button of document.querySelectorAll("#event .action")) {
 async function send(event) {
   const player = currentRound().state.turn;
   const answer = await call("POST", `/games/${page.code}/events`, { player, ...event });
-  if (answer.ok) {
-    say(`${event.action.replace("_", " ")}: legal`, true);
-    $("#event input[name=tile]").value = "";
-  } else {
-    const reason = answer.data.verdict ? ` (${answer.data.verdict.reason})` : "";
-    say(`Refused${reason}: ${answer.data.detail}`, false);
-  }
-  await reload();
+  if (answer.ok) $("#event input[name=tile]").value = "";
+  const reason = answer.data.verdict ? ` (${answer.data.verdict.reason})` : "";
+  await reloadThenSay(answer.ok ? `${event.action.replace("_", " ")}: legal` : `Refused${reason}: ${answer.data.detail}`, answer.ok);
 }
 
 $("#undo").addEventListener("click", async () => {
   const answer = await call("POST", `/games/${page.code}/undo`);
-  say(answer.ok ? "The last event was taken back." : answer.data.detail, answer.ok);
-  await reload();
+  await reloadThenSay(answer.ok ? "The last event was taken back." : answer.data.detail, answer.ok);
 });
 
-function say(text, good) {
-  const verdict = $("#verdict");
-  verdict.textContent = text;
-  verdict.className = good ? "legal" : "illegal";
-  if (!page.game) alert(text);
+// A message where the person is: the start form before a game, else the play section's verdict line
+// (or the status line given, like the end of the round's).
+function say(text, good, where = "#verdict") {
+  const line = page.game ? $(where) : $("#start-status");
+  line.textContent = text;
+  line.classList.remove("legal", "illegal");
+  line.classList.add(good ? "legal" : "illegal");
 }
 
 // ---- the table: camera or photo, checked by /analyze -------------------------------------------
@@ -158,11 +198,21 @@ $("#camera-on").addEventListener("click", async () => {
 $("#table-photo").addEventListener("change", async () => {
   const file = $("#table-photo").files[0];
   if (!file) return;
-  page.frame = await createImageBitmap(file);
+  $("#table-photo").value = ""; // the same file chosen again is a change too
   page.analysis = null;
+  try {
+    page.frame = await createImageBitmap(file);
+  } catch {
+    // not a picture the browser can show: the service says what is wrong with it
+    page.frame = null;
+    $("#overlay").hidden = true;
+    const answer = await check(file, file.name);
+    if (answer?.ok) showAlerts([{ message: `${file.name}: this browser cannot show this photo, though the service read it.` }]);
+    return;
+  }
   stopCamera();
   draw();
-  await check(file);
+  await check(file, file.name);
 });
 
 $("#check").addEventListener("click", async () => {
@@ -170,8 +220,10 @@ $("#check").addEventListener("click", async () => {
   if (page.stream && video.videoWidth) {
     page.frame = await createImageBitmap(video);
     stopCamera();
+  } else if (page.stream) {
+    return showAlerts([{ message: "The camera shows nothing yet: wait a moment, or upload a photo." }]);
   }
-  if (!page.frame) return showAlerts([{ message: "Turn on the camera or upload a photo first." }]);
+  if (!page.frame) return showAlerts([{ message: "Nothing to check: turn on the camera (Use the camera) or upload a photo of the table first." }]);
   const canvas = new OffscreenCanvas(page.frame.width, page.frame.height);
   canvas.getContext("2d").drawImage(page.frame, 0, 0);
   await check(await canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 }));
@@ -184,16 +236,20 @@ function stopCamera() {
   $("#overlay").hidden = false;
 }
 
-async function check(photo) {
+async function check(photo, name = "table.jpg") {
   $("#check-status").textContent = "checking...";
   const form = new FormData();
-  form.append("photo", photo, "table.jpg");
+  form.append("photo", photo, name);
   const answer = await call("POST", "/analyze", form, true);
   $("#check-status").textContent = answer.ok ? `${answer.data.timings_ms?.total?.toFixed(0) ?? "?"} ms` : "";
-  if (!answer.ok) return showAlerts([{ message: answer.data.detail }]);
+  if (!answer.ok) {
+    showAlerts([{ message: `The photo was not checked: ${answer.data.detail}` }]);
+    return answer;
+  }
   page.analysis = answer.data;
-  draw();
+  if (page.frame) draw();
   showAlerts(answer.data.flags, answer.data);
+  return answer;
 }
 
 function showAlerts(flags, analysis) {
@@ -255,11 +311,12 @@ function draw() {
     }
     pen.lineWidth = width;
     const [x, y] = centre(tile);
-    const text = tile.pips ? `${tile.pips[0]}-${tile.pips[1]}` : "?";
+    const text = tileLabel(tile);
+    const textWidth = pen.measureText(text).width;
     pen.fillStyle = "rgba(0,0,0,.6)";
-    pen.fillRect(x - width * 9, y - width * 6, width * 18, width * 9);
+    pen.fillRect(x - textWidth / 2 - width, y - width * 6, textWidth + 2 * width, width * 9);
     pen.fillStyle = "white";
-    pen.fillText(text, x - width * 8, y);
+    pen.fillText(text, x - textWidth / 2, y);
   });
   pen.strokeStyle = "#00e5ff";
   for (const marker of seen.markers) {
@@ -268,6 +325,13 @@ function draw() {
     pen.closePath();
     pen.stroke();
   }
+}
+
+// A tile's label on the overlay, as the command line writes it: its pips, with a "?" after pips the
+// reader is unsure of (a face-down or blurred tile: not counted), or "?" alone where none were read.
+function tileLabel(tile) {
+  if (!tile.pips) return "?";
+  return `${tile.pips[0]}-${tile.pips[1]}${tile.reason ? "?" : ""}`;
 }
 
 // A misread tile is corrected on the overlay itself: click it, type what it shows.
@@ -315,32 +379,65 @@ function showHands(round) {
     row.querySelector("strong").textContent = name;
     row.querySelector(".tiles").value = hand ? hand.tiles.join(", ") : "";
     row.querySelector(".total").textContent = hand ? `${hand.total} pips` : "";
-    row.querySelector(".note").textContent = hand
-      ? (hand.reviewed ? "checked" : `read from the photo${hand.uncertain ? `; ${hand.uncertain} tiles unsure: add them` : ""}`)
-      : "";
+    row.querySelector(".note").textContent = handNote(hand);
     row.querySelector("input[type=file]").addEventListener("change", async (change) => {
+      const file = change.target.files[0];
+      if (!file) return;
+      row.querySelector(".note").textContent = "reading...";
       const form = new FormData();
-      form.append("photo", change.target.files[0]);
+      form.append("photo", file);
       const answer = await call("POST", `/games/${page.code}/rounds/${round.round}/hands/${seat}`, form, true);
-      if (!answer.ok) say(answer.data.detail, false);
       await reload();
+      if (!answer.ok) sayAtHand(seat, `${file.name}: not read: ${answer.data.detail}`, false);
     });
     row.querySelector("button").addEventListener("click", async () => {
       const tiles = row.querySelector(".tiles").value.split(/[\s,]+/).filter(Boolean);
       const answer = await call("PUT", `/games/${page.code}/rounds/${round.round}/hands/${seat}`, { tiles });
-      say(answer.ok ? `${name}'s hand saved: ${answer.data.total} pips` : answer.data.detail, answer.ok);
-      await reload();
+      if (answer.ok) return reloadThenSay(`${name}'s hand saved: ${answer.data.total} pips`, true);
+      sayAtHand(seat, `Not saved: ${answer.data.detail}`, false); // the typed tiles stay, to be corrected
     });
     return row;
   });
   $("#hands").replaceChildren(...rows);
 }
 
+function handNote(hand) {
+  if (!hand) return "";
+  if (hand.reviewed) return "checked";
+  const unsure = hand.uncertain;
+  return `read from the photo${unsure ? `; ${unsure} ${unsure === 1 ? "tile" : "tiles"} unsure: add ${unsure === 1 ? "it" : "them"}` : ""}`;
+}
+
+// A message on a seat's row of the end of the round, where its photo or tiles were given.
+function sayAtHand(seat, text, good) {
+  const note = $("#hands").children[seat]?.querySelector(".note");
+  if (!note) return say(text, good);
+  note.textContent = text;
+  note.classList.add(good ? "legal" : "illegal");
+}
+
 $("#next-round").addEventListener("click", async () => {
   const answer = await call("POST", `/games/${page.code}/rounds`, {});
-  say(answer.ok ? `Round ${answer.data.round + 1}: the engine is ${answer.data.deal.engine}-${answer.data.deal.engine}` : answer.data.detail, answer.ok);
-  await reload();
+  const dealt = answer.ok && `Round ${answer.data.round + 1}: the engine is ${answer.data.deal.engine}-${answer.data.deal.engine}`;
+  if (answer.ok) $("#round-status").textContent = "";
+  await reloadThenSay(answer.ok ? dealt : answer.data.detail, answer.ok, answer.ok ? "#verdict" : "#round-status");
 });
+
+// The QR code's address names this computer only (localhost) unless hubcam serve was told the address
+// phones reach it at: say how, next to the code.
+async function showBoardHint(code) {
+  const hint = $("#qr-hint");
+  hint.hidden = true;
+  const answer = await call("GET", `/games/${code}/board-url`);
+  if (!answer.ok || !answer.data.loopback) return;
+  const port = new URL(answer.data.url).port || "80";
+  hint.replaceChildren(
+    `The code leads to ${new URL(answer.data.url).host}, this computer only: no phone can open it. To serve phones on the same network, start `,
+    Object.assign(document.createElement("code"), { textContent: `hubcam serve --host 0.0.0.0 --public-url http://THIS-COMPUTER:${port}` }),
+    " (THIS-COMPUTER: its name or address on the network).",
+  );
+  hint.hidden = false;
+}
 
 function showScores(game) {
   const sheet = game.scoresheet;
@@ -360,6 +457,6 @@ function showScores(game) {
 // ---- back to the game in the address, if any ---------------------------------------------------
 
 if (location.hash.length > 1) {
-  remember(location.hash.slice(1).toUpperCase(), localStorage.getItem(`hubcam:${location.hash.slice(1).toUpperCase()}`));
-  reload();
+  const code = location.hash.slice(1).toUpperCase();
+  join(code, localStorage.getItem(`hubcam:${code}`));
 }
