@@ -54,7 +54,7 @@ test: $(VENV)/.dev
 	  else echo "make test: the tests need Debian's$$missing: run 'sudo make system-deps' (or apt-get install$$missing)," \
 	    "or skip those tests with HUBCAM_SKIP_BROWSER_TESTS=1 / HUBCAM_SKIP_POSTGRES_TESTS=1" >&2; exit 1; fi; \
 	fi
-	$(BIN)/ruff check engine api vision calibration models tests benchmarks
+	$(BIN)/ruff check engine api vision calibration models datasets tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest
 

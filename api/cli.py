@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument(
         "--makers", choices=["usual", "training", "unseen"], default="usual",
         help="pip layouts and shapes: the usual maker's (generator 13's), every maker's a counter may learn "
-        "(vision.synth.scene.MAKERS), or layouts held out of training (UNSEEN_MAKERS)",
+        "(datasets.synth.scene.MAKERS), or layouts held out of training (UNSEEN_MAKERS)",
     )  # fmt: skip
     synth.add_argument(
         "--tilt", default=None, metavar="LOW-HIGH",
@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "model", choices=["detector", "pips", "verifier", "refiner", "verdict"],
         help="the tile detector, pip counter, tile verifier or box refiner; verdict: the refiner taught to say "
-        "whether its box is one tile (a head on its features, in the verifier's place: vision.train.verdict)",
+        "whether its box is one tile (a head on its features, in the verifier's place: models.train.verdict)",
     )  # fmt: skip
     train.add_argument("--sets", type=Path, nargs="*", default=[], help="detector: synthetic sets to train on")
     train.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--strided-stem", action="store_true",
         help="pips: the first convolution steps two pixels instead of pooling after (faster; "
-        "vision.train.smallnet.small_cnn)",
+        "models.train.smallnet.small_cnn)",
     )  # fmt: skip
     train.add_argument(
         "--peaks", action="store_true",
@@ -378,8 +378,8 @@ def _rules_for_table(preset: str, players: int, overrides: dict[str, Any]) -> Ru
 
 
 def run_synth(args: argparse.Namespace) -> int:
-    from vision.synth.dataset import CONTACT_SHEET, write_set
-    from vision.synth.scene import FULL, MAKERS, UNSEEN_MAKERS
+    from datasets.synth.dataset import CONTACT_SHEET, write_set
+    from datasets.synth.scene import FULL, MAKERS, UNSEEN_MAKERS
 
     size = _parse_size(args.size)
     if args.n < 1:
@@ -413,8 +413,8 @@ def _parse_tilt(text: str) -> tuple[float, float]:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from vision.data.real import LabelError, load_folder
-    from vision.synth.dataset import export_crops, export_yolo_obb
+    from datasets.real import LabelError, load_folder
+    from datasets.synth.dataset import export_crops, export_yolo_obb
 
     try:
         labels = [label for folder in args.sources for label in load_folder(folder)]
@@ -430,8 +430,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from vision.data.real import LabelError, load_folder, pip_labelled, real_root
-    from vision.eval.run import evaluate, read_predictions
+    from datasets.real import LabelError, load_folder, pip_labelled, real_root
+    from benchmarks.eval.run import evaluate, read_predictions
 
     try:
         if args.set is not None:
@@ -477,10 +477,10 @@ def _pipeline(name: str, models: dict[str, Path]) -> Any:
             raise UsageError(
                 "the baseline runs no models: --counter, --detector, --verifier and --refiner are for hubcam's"
             )
-        from vision.eval.baseline import read_tiles
+        from benchmarks.eval.baseline import read_tiles
 
         return read_tiles
-    from vision.eval.oracle import PipsOnTrueCorners
+    from benchmarks.eval.oracle import PipsOnTrueCorners
     from vision.pipeline import HandScorer
 
     if name == "pips-on-true-corners":
@@ -774,15 +774,15 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-lr is a learning rate, above 0 and at most 1 (got {args.max_lr})")
     try:
         if args.model == "pips":
-            from vision.train.counter import PEAK_WIDTHS, CounterRecipe, train_and_export
+            from models.train.counter import PEAK_WIDTHS, CounterRecipe, train_and_export
         elif args.model == "verifier":
-            from vision.train.verifier import VerifierRecipe
+            from models.train.verifier import VerifierRecipe
         elif args.model == "refiner":
-            from vision.train.refiner import RefinerRecipe
+            from models.train.refiner import RefinerRecipe
         elif args.model == "verdict":
-            from vision.train.verdict import VerdictRecipe
+            from models.train.verdict import VerdictRecipe
         else:
-            from vision.train.detector import Recipe
+            from models.train.detector import Recipe
     except ImportError as error:
         raise UsageError(f"training needs the train extra ({error.name} is missing): make train-deps") from None
     if args.model == "pips":
@@ -809,7 +809,7 @@ def run_train(args: argparse.Namespace) -> int:
         )
         return trained(train_and_export, args.out or Path("models/pip-counter"), recipe, args.resume)
     if args.model == "verifier":
-        from vision.train import verifier as train_verifier
+        from models.train import verifier as train_verifier
 
         if args.printed_backs is not None and not 0 <= args.printed_backs <= 1:
             raise UsageError(f"--printed-backs is a share of sets, 0 to 1 (got {args.printed_backs})")
@@ -830,7 +830,7 @@ def run_train(args: argparse.Namespace) -> int:
             train_verifier.train_and_export, args.out or Path("models/tile-verifier"), verifier_recipe, args.resume
         )
     if args.model == "refiner":
-        from vision.train import refiner as train_refiner
+        from models.train import refiner as train_refiner
 
         refiner_recipe = RefinerRecipe(
             scenes=args.scenes or RefinerRecipe.scenes,
@@ -843,7 +843,7 @@ def run_train(args: argparse.Namespace) -> int:
             train_refiner.train_and_export, args.out or Path("models/box-refiner"), refiner_recipe, args.resume
         )
     if args.model == "verdict":
-        from vision.train import verdict as train_verdict
+        from models.train import verdict as train_verdict
 
         verdict_recipe = VerdictRecipe(
             scenes=args.scenes or VerdictRecipe.scenes,
@@ -858,8 +858,8 @@ def run_train(args: argparse.Namespace) -> int:
         )
     if not args.sets:
         raise UsageError("give the synthetic sets to train on: --sets DIR [DIR ...]")
-    from vision.eval.cards import add_real_metrics
-    from vision.train.detector import train_detector
+    from benchmarks.eval.cards import add_real_metrics
+    from models.train.detector import train_detector
 
     seed = Recipe.seed if args.seed is None else args.seed
     recipe = Recipe(

@@ -51,7 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     import cv2
 
-    from vision.synth.scene import make_scene, render
+    from datasets.synth.scene import make_scene, render
 
     results = []
     with tempfile.TemporaryDirectory() as folder:

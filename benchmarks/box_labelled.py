@@ -4,7 +4,7 @@ counted, and the standing and face-down ones left out?
     python -m benchmarks.box_labelled [--detector ONNX] [--counter ONNX] [--verifier ONNX] [--refiner ONNX]
         [--name NAME]
 
-The box-labelled sets of ../shared/real (``vision.data.real.box_labelled``; no pips, so no totals):
+The box-labelled sets of ../shared/real (``datasets.real.box_labelled``; no pips, so no totals):
 karthikVenkataramana's 62 photos of green tiles with white pips, seen at a slant by a small robot's
 camera on busy tablecloths, most of their tiles standing or face down, and TAK1EDD1NE's 6 (one
 class, face up). Each tile the pipeline reports is matched by its upright box to the labelled
@@ -25,9 +25,9 @@ from tqdm import tqdm
 
 from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
 from benchmarks.report import write_report
-from vision.data.labels import FACE_UP, LabelledImage
-from vision.data.real import box_labelled, read_image
-from vision.eval.metrics import match_tiles, wilson
+from datasets.labels import FACE_UP, LabelledImage
+from datasets.real import box_labelled, read_image
+from benchmarks.eval.metrics import match_tiles, wilson
 from vision.geometry import upright_box
 from vision.pipeline import HandScorer
 

@@ -8,7 +8,7 @@ face-up tile, or over a standing or face-down one (``extra``); a tile the label 
 of the total (a half beyond the frame) that was counted (``counted_though_cut``); a counted
 tile found but left out as uncertain (``uncertain``); a counted tile read wrong and counted
 (``misread``). A photo may have several. A tile with a pip washed out by glare (synthetic
-labels from generator 13: ``vision.synth.face.HIDDEN_CONTRAST``) is marked so. ``hubcam eval``
+labels from generator 13: ``datasets.synth.face.HIDDEN_CONTRAST``) is marked so. ``hubcam eval``
 says which stage failed first; this says what to work on. Writes
 ``benchmarks/results/failures-<set>.json`` and ``.md`` (or ``--name``'s); ``--detector``,
 ``--counter``, ``--verifier``: a candidate model in the bundled one's place.
@@ -26,10 +26,10 @@ from tqdm import tqdm
 
 from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
 from benchmarks.report import write_report
-from vision.data.labels import FACE_UP, LabelledImage
-from vision.data.real import iter_images, load_folder, pip_labelled
-from vision.eval.metrics import face_up_matches, in_label_order, polygon_iou
-from vision.eval.oracle import PipsOnTrueCorners
+from datasets.labels import FACE_UP, LabelledImage
+from datasets.real import iter_images, load_folder, pip_labelled
+from benchmarks.eval.metrics import face_up_matches, in_label_order, polygon_iou
+from benchmarks.eval.oracle import PipsOnTrueCorners
 from vision.observation import Observation, Sighting
 from vision.pipeline import HandScorer
 

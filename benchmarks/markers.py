@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 from benchmarks.report import write_report
 from benchmarks.rules_prior import numbers
-from vision.data.real import load_folder
-from vision.eval.metrics import score_image
+from datasets.real import load_folder
+from benchmarks.eval.metrics import score_image
 from vision.pipeline import MARKER_CONFIDENCE
 from vision.table_reader import TableReader, read_table
 

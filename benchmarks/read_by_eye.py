@@ -23,7 +23,7 @@ from typing import Any
 
 from benchmarks.candidates import add_model_arguments, chosen_models, named, recorded
 from benchmarks.report import write_report
-from vision.data.real import real_root
+from datasets.real import real_root
 from vision.photo import read_photo
 from vision.pipeline import HandScorer
 

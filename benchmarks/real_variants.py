@@ -29,11 +29,11 @@ from tqdm import tqdm
 from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models, missing_models
 from benchmarks.report import write_report
 from calibration.table_plane import border_colour
-from vision.data.labels import LabelledImage
-from vision.data.real import iter_images, pip_labelled
-from vision.eval.metrics import score_image, summarise
+from datasets.labels import LabelledImage
+from datasets.real import iter_images, pip_labelled
+from benchmarks.eval.metrics import score_image, summarise
 from vision.pipeline import HandScorer
-from vision.synth.retake import Variant, onto_canvas, slanted
+from datasets.synth.retake import Variant, onto_canvas, slanted
 
 KEPT = np.eye(3)
 

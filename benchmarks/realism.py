@@ -4,7 +4,7 @@
 
 For each renderer variant (the full renderer, and the full renderer with one
 choice switched off) it renders hand scenes, cuts every readable half out of them
-using the labels, trains the pip counter (vision/train/counter.py) on those halves, and
+using the labels, trains the pip counter (models/train/counter.py) on those halves, and
 measures it on the 516 labelled halves of the real photos (cut the same way, from
 their hand-checked corners). Synthetic scores say little; the real-photo accuracy
 says what a renderer choice is worth. Needs the ``train`` extra (torch); the
@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from vision.eval.metrics import wilson
-from vision.synth.scene import FULL, SceneOptions
-from vision.train.counter import CounterRecipe, real_halves, synthetic_halves, train
-from vision.train.smallnet import predict
+from benchmarks.eval.metrics import wilson
+from datasets.synth.scene import FULL, SceneOptions
+from models.train.counter import CounterRecipe, real_halves, synthetic_halves, train
+from models.train.smallnet import predict
 
 VARIANTS: dict[str, SceneOptions] = {
     "full": FULL,

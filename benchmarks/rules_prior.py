@@ -24,8 +24,8 @@ import cv2
 from tqdm import tqdm
 
 from benchmarks.report import write_report
-from vision.data.real import load_folder
-from vision.eval.metrics import Rate, score_image, summarise
+from datasets.real import load_folder
+from benchmarks.eval.metrics import Rate, score_image, summarise
 from vision.observation import Observation
 from vision.read.pip_reader import SURE
 from vision.reconcile import RULES_PRIOR, RulesPrior

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from vision.data.real import real_root
+from datasets.real import real_root
 
 SIZES = [(1600, 1200), (3024, 4032), (4032, 3024), (2268, 3024)]
 REAL_PHOTOS = [
@@ -51,7 +51,7 @@ import cv2
 from vision.detect.onnx_obb import padded_blob
 from vision.pipeline import HandScorer
 from vision.photo import read_photo
-from vision.synth.scene import make_scene, render
+from datasets.synth.scene import make_scene, render
 width, height, repeats, source = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 slanted_from = source.removeprefix("slanted:") if source.startswith("slanted:") else None
 if source == "synthetic":
@@ -61,7 +61,7 @@ if source == "synthetic":
     if image.shape[1] != width:  # the renderer turned the camera to portrait: turn the photo, never stretch it
         image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
 elif slanted_from is not None:
-    from vision.synth.retake import slanted
+    from datasets.synth.retake import slanted
     image = slanted(40)(read_photo(Path(slanted_from)))[0]
 else:
     image = read_photo(Path(source))

@@ -83,7 +83,7 @@ def main() -> None:
 def photos(seeds: range, kind: str, size: tuple[int, int]) -> list[bytes]:
     import cv2
 
-    from vision.synth.scene import make_scene, render
+    from datasets.synth.scene import make_scene, render
 
     return [cv2.imencode(".jpg", render(make_scene(kind, seed), size)[0])[1].tobytes() for seed in seeds]
 

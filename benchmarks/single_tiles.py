@@ -31,8 +31,8 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.report import write_report
-from vision.data.real import iter_images, pip_labelled
-from vision.eval.metrics import match_tiles
+from datasets.real import iter_images, pip_labelled
+from benchmarks.eval.metrics import match_tiles
 from vision.pipeline import HandScorer, ScorerConfig
 
 

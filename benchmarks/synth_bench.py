@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from vision.synth.dataset import write_set
+from datasets.synth.dataset import write_set
 
 GOAL_IMAGES_PER_S = 2.0
 

@@ -9,7 +9,7 @@ import cv2
 import pytest
 
 from api.cli import main
-from vision.synth.scene import make_scene, render
+from datasets.synth.scene import make_scene, render
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -289,8 +289,8 @@ def test_exif_orientation_is_applied_like_cv2_imread():
 
 
 def test_loosened_corners_stay_on_the_tile_but_move():
-    from vision.eval.metrics import polygon_iou
-    from vision.train.counter import loosen
+    from benchmarks.eval.metrics import polygon_iou
+    from models.train.counter import loosen
 
     tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
     rng = np.random.default_rng(0)
@@ -304,7 +304,7 @@ def test_loosened_corners_stay_on_the_tile_but_move():
 
 
 def test_an_overrun_box_runs_past_one_end_only():
-    from vision.train.refiner import overrun
+    from models.train.refiner import overrun
 
     tile = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
     rng = np.random.default_rng(0)
@@ -320,7 +320,7 @@ def test_an_overrun_box_runs_past_one_end_only():
 
 
 def test_a_cut_tile_is_shown_to_the_refiner_as_the_detector_finds_it():
-    from vision.train.refiner import as_found
+    from models.train.refiner import as_found
 
     tile = np.array([[-30, 60], [-30, 20], [50, 20], [50, 60]], np.float32)  # its first half mostly beyond x = 0
     found = as_found(tile, 200, 100)
@@ -331,8 +331,8 @@ def test_a_cut_tile_is_shown_to_the_refiner_as_the_detector_finds_it():
 
 
 def test_tiles_cut_by_the_frame_are_not_taught_to_the_counter():
-    from vision.synth.scene import FULL, make_scene, render
-    from vision.train.counter import HalvesJob, scene_halves
+    from datasets.synth.scene import FULL, make_scene, render
+    from models.train.counter import HalvesJob, scene_halves
 
     _, label = render(make_scene("hand", 17, FULL), (1280, 960), FULL)  # a hand with a tile the frame cuts
     cut = [tile for tile in label["tiles"] if tile["pose"] == "face_up" and tile["cut"]]
@@ -345,8 +345,8 @@ def test_tiles_cut_by_the_frame_are_not_taught_to_the_counter():
 def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
     import dataclasses
 
-    from vision.synth.scene import FULL, make_scene
-    from vision.train.counter import BACK, BACKS_SHOWN, HalvesJob, scene_halves
+    from datasets.synth.scene import FULL, make_scene
+    from models.train.counter import BACK, BACKS_SHOWN, HalvesJob, scene_halves
 
     backs_shown = dataclasses.replace(FULL, **BACKS_SHOWN)
     seed = next(seed for seed in range(100) if make_scene("hand", seed, backs_shown).style.back_print)
@@ -360,7 +360,7 @@ def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
 
 def test_a_counter_recipe_builds_the_network_of_its_widths():
     torch = pytest.importorskip("torch")  # the train extra
-    from vision.train.counter import COUNTS, build_model
+    from models.train.counter import COUNTS, build_model
 
     model = build_model(COUNTS, (16, 16, 64, 64))
     convolutions = [layer for layer in model.modules() if isinstance(layer, torch.nn.Conv2d)]
@@ -373,7 +373,7 @@ def test_a_counter_recipe_builds_the_network_of_its_widths():
 
 def test_a_peak_counter_reads_the_count_of_its_maps_peaks():
     torch = pytest.importorskip("torch")  # the train extra
-    from vision.train.counter import COUNTS, build_model
+    from models.train.counter import COUNTS, build_model
 
     model = build_model(COUNTS + 1, (8, 16, 16), peaks=True).eval()
     halves = torch.rand(3, 3, 48, 48)
@@ -396,7 +396,7 @@ def test_a_peak_counter_reads_the_count_of_its_maps_peaks():
 
 def test_a_peak_counter_in_training_gives_its_map_too():
     torch = pytest.importorskip("torch")
-    from vision.train.counter import COUNTS, build_model
+    from models.train.counter import COUNTS, build_model
 
     model = build_model(COUNTS, (8, 16, 16), peaks=True).train()
     logits, found = model(torch.rand(2, 3, 48, 48))
@@ -406,7 +406,7 @@ def test_a_peak_counter_in_training_gives_its_map_too():
 
 def test_the_peak_loss_is_least_where_the_map_finds_the_pips():
     torch = pytest.importorskip("torch")
-    from vision.train.counter import peak_loss, pip_maps
+    from models.train.counter import peak_loss, pip_maps
 
     wanted = torch.from_numpy(pip_maps([np.array([[10.0, 20.0], [30.0, 30.0]], np.float32)]))[:, None]
     right = torch.logit(wanted.clamp(0.01, 0.99))
@@ -419,9 +419,9 @@ def test_pip_maps_put_one_peak_on_every_drawn_pip():
     show: the ink (the
     difference from the body, dark pips or light) at a place is over twice the half's on average, as a
     map two pixels off gets to only about 1.1."""
-    from vision.data.labels import FACE_UP
-    from vision.synth.scene import MAKERS, make_scene, render
-    from vision.train.counter import MAP_STEP, pip_maps, pip_places
+    from datasets.labels import FACE_UP
+    from datasets.synth.scene import MAKERS, make_scene, render
+    from models.train.counter import MAP_STEP, pip_maps, pip_places
 
     ratios = []
     for seed in range(6):
@@ -455,7 +455,7 @@ def test_a_point_of_the_rectified_face_is_where_split_puts_it():
 
 def test_maps_turn_with_their_halves():
     torch = pytest.importorskip("torch")
-    from vision.train.counter import flipped_with_maps
+    from models.train.counter import flipped_with_maps
 
     halves, maps = torch.zeros(16, 3, 48, 48), torch.zeros(16, 1, 24, 24)
     halves[:, :, 10:12, 30:32] = 1.0  # one pip, the map's place (5, 15)
@@ -473,7 +473,7 @@ def test_maps_turn_with_their_halves():
 
 def test_a_peak_counter_is_not_started_from_another(tmp_path):
     pytest.importorskip("torch")
-    from vision.train.counter import CounterRecipe, train_and_export
+    from models.train.counter import CounterRecipe, train_and_export
 
     with pytest.raises(ValueError, match="trained from nothing"):
         train_and_export(tmp_path, CounterRecipe(peaks=True, start_from="models/pip-counter/model.onnx"))
@@ -567,9 +567,9 @@ def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same
     torch = pytest.importorskip("torch")  # the train extra
     pytest.importorskip("ultralytics")
     from vision.onnx_session import cpu_session
-    from vision.synth.dataset import OBB_NAMES
-    from vision.train.detector import _offline_ultralytics
-    from vision.train.from_onnx import rebuild, save_checkpoint
+    from datasets.synth.dataset import OBB_NAMES
+    from models.train.detector import _offline_ultralytics
+    from models.train.from_onnx import rebuild, save_checkpoint
 
     export = Path(__file__).resolve().parents[1] / "models" / "tile-detector" / "model.onnx"
     rng = np.random.default_rng(0)
@@ -602,7 +602,7 @@ def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same
 def test_a_gentle_detector_run_asks_ultralytics_for_adamw_at_its_rate_without_warm_up(
     monkeypatch, tmp_path, lr0, asked
 ):
-    import vision.train.detector as train_module
+    import models.train.detector as train_module
 
     calls = []
 
@@ -623,9 +623,9 @@ def test_a_gentle_detector_run_asks_ultralytics_for_adamw_at_its_rate_without_wa
 def test_the_reader_on_labelled_corners_reads_the_face_up_tiles_alone():
     """A synthetic label also holds face-down and standing tiles; read, a back counts as a blank double and
     its halves sway the set judged from the photo."""
-    from vision.data.labels import FACE_DOWN, STANDING, LabelledImage, LabelledTile
-    from vision.eval.metrics import square
-    from vision.eval.oracle import PipsOnTrueCorners
+    from datasets.labels import FACE_DOWN, STANDING, LabelledImage, LabelledTile
+    from benchmarks.eval.metrics import square
+    from benchmarks.eval.oracle import PipsOnTrueCorners
 
     image = np.full((200, 300, 3), 90, np.uint8)
     tile = np.array([[20, 60], [20, 20], [100, 20], [100, 60]], np.float32)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.data.labels import FACE_DOWN, LabelledImage, LabelledTile
-from vision.eval.metrics import (
+from datasets.labels import FACE_DOWN, LabelledImage, LabelledTile
+from benchmarks.eval.metrics import (
     match_tiles,
     polygon_iou,
     score_image,
@@ -120,7 +120,7 @@ def test_summary_adds_up_over_images():
 
 
 def test_rates_by_set_keep_each_sets_images_apart():
-    from vision.eval.run import by_set, summary_markdown
+    from benchmarks.eval.run import by_set, summary_markdown
 
     good = score_image(labelled(LabelledTile(tile_box(0, 0), (6, 3))), Observation((Sighting(tile_box(0, 0), (6, 3)),)))
     missed = score_image(labelled(LabelledTile(tile_box(0, 0), (2, 2))), Observation(()))

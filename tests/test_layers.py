@@ -12,23 +12,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PARTS = {
     "run time": ("engine", "calibration", "models", "vision"),
-    "datasets": ("vision.data",),
-    "rendering": ("vision.synth",),
-    "evaluation": ("vision.eval",),
-    "training": ("vision.train",),
+    "data": ("datasets",),
+    "rendering": ("datasets.synth",),
+    "evaluation": ("benchmarks.eval",),
+    "training": ("models.train",),
     "shell": ("api",),
     "measuring": ("benchmarks",),
 }
-"""Each part by the packages it holds (the longest prefix names a module's part)."""
+"""Each part by the packages it holds (the longest prefix names a module's part). The lab (data, rendering,
+evaluation, training, measuring) sits beside the run time, in datasets/, models/train/ and benchmarks/."""
 MAY_USE = {
     "run time": {"run time"},
-    "datasets": {"run time", "datasets"},
-    "rendering": {"run time", "datasets", "rendering"},
-    "evaluation": {"run time", "datasets", "evaluation"},
-    "training": {"run time", "datasets", "rendering", "evaluation", "training"},
+    "data": {"run time", "data"},
+    "rendering": {"run time", "data", "rendering"},
+    "evaluation": {"run time", "data", "evaluation"},
+    "training": {"run time", "data", "rendering", "training"},
     "shell": set(PARTS) - {"measuring"},
     "measuring": set(PARTS),
 }
+"""No arrow runs back up: the run time uses no lab module, data making no training, training no evaluation."""
+HEAVY = ("torch", "torchvision", "ultralytics")
+"""Training's packages (the train extra): the run time never imports them, not even inside a function."""
 
 
 def part_of(module: str) -> str | None:
@@ -57,7 +61,7 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
-TOPS = ("engine", "calibration", "models", "vision", "api", "benchmarks")
+TOPS = ("engine", "calibration", "models", "vision", "api", "datasets", "benchmarks")
 SOURCES = sorted(path for top in TOPS for path in (ROOT / top).rglob("*.py"))
 
 
@@ -71,13 +75,32 @@ def test_no_module_imports_a_part_it_may_not_use(path):
     assert not crossing, f"{own} imports {crossing}"
 
 
+RUN_TIME_SOURCES = [path for path in SOURCES if part_of(module_name(path)) == "run time"]
+
+
+@pytest.mark.parametrize("path", RUN_TIME_SOURCES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_run_time_imports_no_training_package(path):
+    heavy = sorted(name for name in imports_of(path) if name.split(".")[0] in HEAVY)
+    assert not heavy, f"{path.relative_to(ROOT)} imports {heavy}"
+
+
+def test_vision_is_the_run_time_alone_and_small():
+    """vision/ holds what runs on a photo or a frame: no rendering, training, evaluation or data folder."""
+    lab_folders = sorted(
+        path.name for path in (ROOT / "vision").iterdir() if path.name in ("synth", "train", "eval", "data")
+    )
+    assert not lab_folders, f"lab folders in vision/: {lab_folders}"
+    lines = sum(len(path.read_text().splitlines()) for path in (ROOT / "vision").rglob("*.py"))
+    assert lines <= 4000, f"vision/ has {lines} lines (at most 4,000: the lab lives beside it)"
+
+
 def test_no_source_imports_the_tests_and_the_product_tests_import_no_benchmark():
-    """Test helpers stay in tests; the product's tests (tests/) import no measuring code, whose own
-    tests live beside it (benchmarks/tests/)."""
+    """Test helpers stay in tests; the product's tests (tests/) import no measuring script, whose own
+    tests live beside it (benchmarks/tests/); the evaluation harness (benchmarks/eval/) is tested here."""
     for path in SOURCES:
         assert not any(name == "tests" or name.startswith("tests.") for name in imports_of(path)), path
     for path in (ROOT / "tests").rglob("*.py"):
-        assert not any(name.startswith("benchmarks") for name in imports_of(path)), path
+        assert not any(part_of(name) == "measuring" for name in imports_of(path)), path
 
 
 def test_the_engine_imports_nothing_else_of_the_repository():

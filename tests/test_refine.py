@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models import REFINER
-from vision.data.labels import FACE_UP
+from datasets.labels import FACE_UP
 from vision.detect.refine import (
     CROP_SHAPE,
     LONG_PX,
@@ -21,9 +21,9 @@ from vision.detect.refine import (
     offsets_to_corners,
     through_each,
 )
-from vision.synth.scene import FULL, make_scene, render
-from vision.train.refiner import match_boxes
-from vision.train.verifier import rectangle
+from datasets.synth.scene import FULL, make_scene, render
+from models.train.refiner import match_boxes
+from models.train.verifier import rectangle
 
 TILE = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
 
@@ -78,7 +78,7 @@ def test_boxes_learn_the_tile_they_overlap_and_a_cut_tiles_box_learns_the_whole_
 
 @pytest.mark.skipif(not REFINER.exists(), reason="no bundled box refiner")
 def test_the_bundled_refiner_mends_boxes_run_past_a_tiles_end():
-    from vision.train.refiner import overrun
+    from models.train.refiner import overrun
 
     image, label = render(make_scene("hand", 4242, FULL), (1280, 960), FULL)
     tiles = [np.array(tile["corners"], np.float32) for tile in label["tiles"] if tile["pose"] == FACE_UP]

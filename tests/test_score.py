@@ -16,7 +16,7 @@ from api.cli import main
 from models import COUNTER, DETECTOR
 from vision.observation import Reason
 from vision.read.pip_reader import BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE
-from vision.synth.scene import make_scene, render
+from datasets.synth.scene import make_scene, render
 
 pytestmark = pytest.mark.skipif(not (DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/")
 
@@ -201,7 +201,7 @@ def test_a_tile_the_frame_cuts_is_told_apart_from_the_tiles_and_says_why(photo, 
 def test_a_close_up_of_one_tile_is_found_by_the_second_look(photo):
     """A tile filling 60 % of the frame: larger than the detector learnt, found seen smaller
     (the first look alone misses it)."""
-    from vision.eval.metrics import match_tiles
+    from benchmarks.eval.metrics import match_tiles
     from vision.pipeline import HandScorer
 
     path, label = photo
@@ -307,9 +307,9 @@ def test_a_slanted_photo_is_looked_at_again_square_on(monkeypatch):
     """A hand of 15 face-up tiles photographed 40 degrees further tipped: the tiles are found again
     in the photo redrawn square-on (again while that view still looks slanted), and come back in the
     photo's own pixels."""
-    from vision.eval.metrics import match_tiles
+    from benchmarks.eval.metrics import match_tiles
     from vision.pipeline import SQUARE_ON_LOOKS, HandScorer
-    from vision.synth.retake import slanted
+    from datasets.synth.retake import slanted
 
     image, label = render(make_scene("hand", 830))  # the score benchmark's hand: 15 face-up tiles
     tipped, matrix = slanted(-40)(image)  # against the render's own tilt, so the slant adds up
@@ -624,7 +624,7 @@ def test_a_close_crop_of_one_tile_gives_that_tile_alone():
     """Cropped close round its upright box, a tile is the one tile reported: no box over its pips or
     divider, nor over the table beside it (tiles cut by the crop's edge aside). In this hand, boxes the
     size of a pip, reported uncertain or even counted as 0-0, stood beside six of its tiles so cropped."""
-    from vision.eval.metrics import match_tiles
+    from benchmarks.eval.metrics import match_tiles
     from vision.pipeline import HandScorer
 
     image, label = render(make_scene("hand", 424251))

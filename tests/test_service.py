@@ -24,7 +24,7 @@ from api.app import create_app
 from api.settings import Settings
 from models import COUNTER, DETECTOR, TABLE_COUNTER, TABLE_DETECTOR
 from tests.postgres import free_port
-from vision.synth.scene import make_scene, render
+from datasets.synth.scene import make_scene, render
 
 RULES = {"players": 2, "set": 6, "hand_size": 7}
 have_models = pytest.mark.skipif(

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from vision.onnx_session import cpu_session
-from vision.train.smallnet import (
+from models.train.smallnet import (
     CHECKPOINT,
     NEW_ANSWER,
     Checkpoint,

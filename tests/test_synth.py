@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.camera import CameraChoice, random_camera
-from vision.synth.face import _dimples, render_back, render_face
-from vision.synth.pips import HELD_OUT, LAYOUTS, MAX_PIPS, layout, pip_radius
-from vision.synth.scene import FLAT_MM, FULL, MARKER_SHAPES, Scene, SceneOptions, make_scene, render
-from vision.synth.styles import TileStyle, luminance
+from datasets.synth.camera import CameraChoice, random_camera
+from datasets.synth.face import _dimples, render_back, render_face
+from datasets.synth.pips import HELD_OUT, LAYOUTS, MAX_PIPS, layout, pip_radius
+from datasets.synth.scene import FLAT_MM, FULL, MARKER_SHAPES, Scene, SceneOptions, make_scene, render
+from datasets.synth.styles import TileStyle, luminance
 from vision.trains import Shape, TableConfig, widths_off
 
 HALF_PX = 160
@@ -341,8 +341,8 @@ def test_short_brands_are_printed_large_across_the_short_side_long_ones_mostly_a
 
 def test_a_steep_hand_redrawn_square_on_shows_its_tiles_as_rectangles_and_keeps_its_label():
     from calibration.table_plane import AS_SEEN, misfits
-    from vision.synth.redrawn import STEEP_SCENE, redrawn
-    from vision.synth.scene import make_scene, render
+    from datasets.synth.redrawn import STEEP_SCENE, redrawn
+    from datasets.synth.scene import make_scene, render
 
     image, label = render(make_scene("hand", 650_004, STEEP_SCENE), (1280, 960), STEEP_SCENE)
     view, in_view = redrawn(image, label, np.random.default_rng(0))
@@ -355,8 +355,8 @@ def test_a_steep_hand_redrawn_square_on_shows_its_tiles_as_rectangles_and_keeps_
 
 
 def test_a_hand_of_too_few_tiles_to_fit_a_plane_is_not_redrawn():
-    from vision.synth.redrawn import STEEP_SCENE, redrawn
-    from vision.synth.scene import make_scene, render
+    from datasets.synth.redrawn import STEEP_SCENE, redrawn
+    from datasets.synth.scene import make_scene, render
 
     image, label = render(make_scene("hand", 650_003, STEEP_SCENE), (1280, 960), STEEP_SCENE)  # two face-up tiles
     assert redrawn(image, label, np.random.default_rng(0)) is None
@@ -413,7 +413,7 @@ def test_the_held_out_layouts_differ_from_every_training_layout_above_six_howeve
 
 
 def test_makers_looks_leave_the_default_scenes_as_they_were_and_draw_every_family_and_shape():
-    from vision.synth.scene import MAKERS, UNSEEN_MAKERS
+    from datasets.synth.scene import MAKERS, UNSEEN_MAKERS
 
     for seed in range(3):
         plain = make_scene("hand", seed)
@@ -427,7 +427,7 @@ def test_makers_looks_leave_the_default_scenes_as_they_were_and_draw_every_famil
 
 
 def test_a_greyscale_photo_has_no_colour_left():
-    from vision.synth.scene import MAKERS
+    from datasets.synth.scene import MAKERS
 
     options = dataclasses.replace(MAKERS, greyscale=1.0)
     image, _ = render(make_scene("hand", 5, options), (320, 240), options)

@@ -14,13 +14,13 @@ import pytest
 
 from api.cli import analysis_text, main
 from models import COUNTER, DETECTOR, TABLE_DETECTOR
-from vision.data.real import label_from_json
-from vision.eval.metrics import score_image
-from vision.eval.tables import _inside
+from datasets.real import label_from_json
+from benchmarks.eval.metrics import score_image
+from benchmarks.eval.tables import _inside
 from vision.flags import Flag, FlagKind
 from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
-from vision.synth.scene import make_scene, render
+from datasets.synth.scene import make_scene, render
 from vision.table_analysis import Seats, TableAnalysis
 from vision.table_reader import read_table
 from vision.trains import Hub, Layout, TableConfig, Train, follow_trains, on_hub

@@ -1,5 +1,5 @@
 """The box refiner's verdict: one crop and one run of one network for whether a box is one tile and
-where the tile lies (``vision.detect.refine.BoxRefiner.judge``, ``vision.train.verdict``)."""
+where the tile lies (``vision.detect.refine.BoxRefiner.judge``, ``models.train.verdict``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from models import REFINER, VERIFIER
-from vision.data.labels import FACE_UP
+from datasets.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, OFFSETS, BoxRefiner
 from vision.pipeline import HandScorer
-from vision.synth.scene import FULL, make_scene, render
-from vision.train.verifier import rectangle
+from datasets.synth.scene import FULL, make_scene, render
+from models.train.verifier import rectangle
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +101,8 @@ def small_refiner(path: Path) -> Path:
     """A refiner network with random weights, exported as the bundled one is."""
     import torch
 
-    from vision.train import smallnet
-    from vision.train.refiner import build_model
+    from models.train import smallnet
+    from models.train.refiner import build_model
 
     torch.manual_seed(0)
     return smallnet.export_onnx(build_model().eval(), path, "crops", *CROP_SHAPE)
@@ -110,7 +110,7 @@ def small_refiner(path: Path) -> Path:
 
 def test_teaching_the_verdict_leaves_the_refiners_offsets_as_they_were(tmp_path):
     pytest.importorskip("torch")
-    from vision.train import verdict as train_verdict
+    from models.train import verdict as train_verdict
 
     source = small_refiner(tmp_path / "refiner.onnx")
     rng = np.random.default_rng(0)
@@ -128,9 +128,9 @@ def test_teaching_the_verdict_leaves_the_refiners_offsets_as_they_were(tmp_path)
 
 def test_a_refiner_with_a_verdict_rebuilds_into_the_refiner_alone(tmp_path):
     pytest.importorskip("torch")
-    from vision.train import smallnet
-    from vision.train import verdict as train_verdict
-    from vision.train.refiner import build_model
+    from models.train import smallnet
+    from models.train import verdict as train_verdict
+    from models.train.refiner import build_model
 
     crops = np.random.default_rng(1).integers(0, 255, (8, *CROP_SHAPE, 3), dtype=np.uint8)
     judging = train_verdict.judging(build_model().eval(), 16)
@@ -144,7 +144,7 @@ def test_cli_train_verdict_gives_its_recipe_what_it_is_asked(monkeypatch, tmp_pa
     pytest.importorskip("torch")
     import api.cli
     from api.cli import main
-    from vision.train.verdict import VerdictRecipe
+    from models.train.verdict import VerdictRecipe
 
     asked = []
     monkeypatch.setattr(api.cli, "trained", lambda export, out, recipe, resume: asked.append((out, recipe)) or 0)

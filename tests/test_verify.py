@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models import VERIFIER
-from vision.data.labels import FACE_UP
+from datasets.labels import FACE_UP
 from vision.detect.verify import (
     CROP_SHAPE,
     MARGIN_PX,
@@ -21,9 +21,9 @@ from vision.detect.verify import (
     side_ratios,
     suppress,
 )
-from vision.eval.metrics import polygon_iou
-from vision.synth.scene import FULL, make_scene, render
-from vision.train.verifier import NEGATIVE_IOU, POSITIVE_IOU, hard_boxes, label_boxes, rectangle
+from benchmarks.eval.metrics import polygon_iou
+from datasets.synth.scene import FULL, make_scene, render
+from models.train.verifier import NEGATIVE_IOU, POSITIVE_IOU, hard_boxes, label_boxes, rectangle
 
 
 def test_a_crop_holds_the_box_with_its_end_on_the_left_and_a_margin_round_it():
@@ -226,7 +226,7 @@ def test_a_missing_verifier_model_is_named(tmp_path):
 
 def test_photometric_augmentation_keeps_shape_and_range_and_follows_its_seed():
     torch = pytest.importorskip("torch")
-    from vision.train.smallnet import photometric
+    from models.train.smallnet import photometric
 
     batch = torch.rand(16, 3, 8, 12)
     first = photometric(batch.clone(), torch.Generator().manual_seed(3))
@@ -236,7 +236,7 @@ def test_photometric_augmentation_keeps_shape_and_range_and_follows_its_seed():
 
 
 def test_the_held_out_tenth_is_seeded_and_apart_from_what_is_trained_on():
-    from vision.train.smallnet import held_out
+    from models.train.smallnet import held_out
 
     held, used = held_out(57, seed=3)
     assert len(held) == 5 and sorted([*held, *used]) == list(range(57))
@@ -247,7 +247,7 @@ def test_the_held_out_tenth_is_seeded_and_apart_from_what_is_trained_on():
 
 def test_glossy_patches_only_lighten_keep_pips_darker_and_draw_nothing_at_share_zero():
     torch = pytest.importorskip("torch")
-    from vision.train.smallnet import glossy_patches
+    from models.train.smallnet import glossy_patches
 
     body, pip = 0.75, 0.1
     batch = torch.full((64, 3, 48, 48), body)
@@ -294,8 +294,8 @@ def test_a_box_over_much_of_a_better_one_is_the_same_tile_again_when_an_iou_is_g
 
 
 def test_face_down_tiles_add_their_boxes_as_not_tiles_and_change_nothing_else():
-    from vision.data.labels import FACE_DOWN
-    from vision.train.verifier import LOOSENED_COPIES, scene_boxes
+    from datasets.labels import FACE_DOWN
+    from models.train.verifier import LOOSENED_COPIES, scene_boxes
 
     seed = next(s for s in range(200) if any(tile.pose == FACE_DOWN for tile in make_scene("hand", s).tiles))
     face_down = sum(tile.pose == FACE_DOWN for tile in make_scene("hand", seed).tiles)

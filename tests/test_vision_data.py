@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from api.cli import main
-from vision.data.labels import FACE_UP, STANDING
-from vision.data.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
-from vision.eval.run import read_predictions
-from vision.synth.dataset import (
+from datasets.labels import FACE_UP, STANDING
+from datasets.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
+from benchmarks.eval.run import read_predictions
+from datasets.synth.dataset import (
     CONTACT_SHEET,
     HUB_CLASS,
     MARKER_CLASS,
@@ -22,7 +22,7 @@ from vision.synth.dataset import (
     export_yolo_obb,
     write_set,
 )
-from vision.synth.scene import SceneOptions, make_scene
+from datasets.synth.scene import SceneOptions, make_scene
 
 REAL = real_root()
 needs_real = pytest.mark.skipif(REAL is None, reason="../shared/real is not here")
@@ -255,12 +255,12 @@ def test_cli_train_detector_records_a_halved_view_and_a_gentle_rate_in_its_recip
     monkeypatch, hand_set, tmp_path, capsys
 ):
     pytest.importorskip("ultralytics")
-    import vision.eval.cards
-    import vision.train.detector
+    import benchmarks.eval.cards
+    import models.train.detector
 
     asked = []
-    monkeypatch.setattr(vision.train.detector, "train_detector", lambda *args: asked.append(args) or {"ok": True})
-    monkeypatch.setattr(vision.eval.cards, "add_real_metrics", lambda out_dir: None)  # no model to measure
+    monkeypatch.setattr(models.train.detector, "train_detector", lambda *args: asked.append(args) or {"ok": True})
+    monkeypatch.setattr(benchmarks.eval.cards, "add_real_metrics", lambda out_dir: None)  # no model to measure
     for extra in ([], ["--halved-view", "--max-lr", "0.0003"]):
         assert main(["train", "detector", "--sets", str(hand_set), "--out", str(tmp_path), *extra]) == 0
     assert [(args[2].halved_view, args[2].lr0) for args in asked] == [(False, None), (True, 0.0003)]
@@ -329,7 +329,7 @@ def test_hands_have_as_many_standing_tiles_as_their_options_allow():
 
 
 def test_a_hands_tiles_are_as_long_in_the_photo_as_its_options_frame_them():
-    from vision.synth.scene import render
+    from datasets.synth.scene import render
 
     def median_length(options: SceneOptions) -> float:
         lengths = []

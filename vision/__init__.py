@@ -1,4 +1,8 @@
-"""hubcam's vision: a frame in, an Observation out (tiles, pips, hub, trains).
+"""hubcam's vision, the run time: a photo or a frame in, an Observation out.
 
-Nothing is here yet: issues 3 and 4 build it. Uses engine's value types, never its game state.
+Hands: ``pipeline.HandScorer`` (detect/ finds the tiles, read/ counts their pips, leave_out.py
+says which readings are unsure). Tables: ``table_reader.TableReader`` (the hub and engine, trains
+followed by ``trains.py``, flags by ``reconcile.py``, the one bridge to engine/'s rules). Uses
+engine's value types, never its game; imports nothing of the lab (datasets/, models/train/,
+benchmarks/).
 """

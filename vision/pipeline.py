@@ -45,7 +45,7 @@ from vision.settings import Settings
 from vision.trains import Hub
 
 OWN_VERDICT = "refiner"
-"""``ScorerConfig(verifier=OWN_VERDICT)``, the default: the box refiner's verdict (``vision.train.verdict``)
+"""``ScorerConfig(verifier=OWN_VERDICT)``, the default: the box refiner's verdict (``models.train.verdict``)
 says whether each box is one tile, so each box runs through one network once for both answers."""
 DETECTOR_SIZE = 448
 """The detector's input (pixels, square) at run time, chosen on synthetic hands by
@@ -62,7 +62,7 @@ WEIGHING = Weighing(weight=0.5, keep=0.2, iou=0.3, trusted=1.0, trusted_shape=TR
 (benchmarks/results/verifier_thresholds.md)."""
 PROPOSAL_NMS_IOU = 0.7
 MARKER_NAME = "marker"
-"""The detector's class of train markers (the table detector's; ``vision.synth.dataset.OBB_NAMES``)."""
+"""The detector's class of train markers (the table detector's; ``datasets.synth.dataset.OBB_NAMES``)."""
 MARKER_CONFIDENCE = 0.05
 """A marker box kept: the best smaller of precision and recall on the tuning tables (0.74 and 0.67;
 at 0.2, 0.97 and 0.41), chosen by ``python -m benchmarks.markers`` (benchmarks/results/markers.md)."""

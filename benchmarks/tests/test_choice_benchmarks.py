@@ -10,7 +10,7 @@ from pathlib import Path
 
 def test_read_by_eye_compares_tiles_as_bags_and_its_readings_are_well_formed():
     from benchmarks.read_by_eye import READINGS, compare
-    from vision.data.real import real_root
+    from datasets.real import real_root
 
     row = compare([[3, 3], [4, 3], [1, 6]], [(3, 3), (0, 1), (0, 1), (3, 4)])
     assert (row["right"], row["extra"], row["missed"]) == (2, [(0, 1), (0, 1)], [(1, 6)])

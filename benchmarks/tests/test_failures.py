@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.data.labels import FACE_DOWN, LabelledImage, LabelledTile
+from datasets.labels import FACE_DOWN, LabelledImage, LabelledTile
 from vision.observation import Observation, Reason, Sighting
 
 

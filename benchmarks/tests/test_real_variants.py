@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks.real_variants import VARIANTS, changed_label
-from vision.data.labels import LabelledImage, LabelledTile
+from datasets.labels import LabelledImage, LabelledTile
 
 CORNERS = np.array([[60, 40], [60, 80], [140, 80], [140, 40]], np.float32)
 """A tile lying along x; corners[0] is marked in the photo by a colour of its own."""

@@ -56,7 +56,7 @@ class Letterbox:
 
 
 FACE_UP_CLASS = 0
-"""The detector's class of face-up tiles (``vision.synth.dataset.OBB_CLASSES``); the next two are face-down
+"""The detector's class of face-up tiles (``datasets.synth.dataset.OBB_CLASSES``); the next two are face-down
 and standing tiles."""
 TILE_CLASSES = 3
 """The first classes are a tile's poses; a table detector's later ones are other things (markers, the hub)."""

@@ -106,7 +106,7 @@ class BoxRefiner:
     """Load once; ``(image, boxes)`` in, each box's tile corners out (in the box's corner order).
 
     A refiner may also say whether each box is one face-up tile (``judges``: its export has a second
-    output, ``tile``, a logit worked out from the same features: ``vision.train.verdict``). The
+    output, ``tile``, a logit worked out from the same features: ``models.train.verdict``). The
     pipeline then asks it in the tile verifier's place (``judge``), and each box is cropped and run
     through one network once, for both answers."""
 

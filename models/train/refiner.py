@@ -25,14 +25,14 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.data.labels import FACE_UP
+from datasets.labels import FACE_UP
 from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
 from vision.geometry import quad_iou, short_edge_first
-from vision.synth.scene import FULL, make_scene, render
-from vision.train import smallnet
-from vision.train.counter import loosen
-from vision.train.smallnet import Checkpoint, fit, halving_block, held_out, images_only, photometric, predict
-from vision.train.verifier import found_face_up
+from datasets.synth.scene import FULL, make_scene, render
+from models.train import smallnet
+from models.train.counter import loosen
+from models.train.smallnet import Checkpoint, fit, halving_block, held_out, images_only, photometric, predict
+from models.train.verifier import found_face_up
 
 SCENE_SIZE = (1280, 960)
 LEAST_SHOWN = 0.2
@@ -63,12 +63,12 @@ class RefinerRecipe:
     """Loosened copies of each tile cut by the frame as the detector finds it (few scenes have them,
     and where a cut tile ends decides whether it is read: vision.geometry.halves_in_frame)."""
     start_from: str = ""
-    """A refiner's ONNX export to go on training (``vision.train.smallnet.continued_from``); empty: from nothing."""
+    """A refiner's ONNX export to go on training (``models.train.smallnet.continued_from``); empty: from nothing."""
 
 
 def as_found(corners: np.ndarray, width: int, height: int) -> np.ndarray | None:
     """A tile cut by the frame as the detector finds it: the rectangle round its corners moved into
-    the frame (as its training labels are: vision.synth.dataset.export_yolo_obb), the end at
+    the frame (as its training labels are: datasets.synth.dataset.export_yolo_obb), the end at
     corners[0..1] still first; None when too little of it shows for the detector to find it."""
     inside = np.clip(corners, 0, [width, height]).astype(np.float32)
     found = short_edge_first(cv2.boxPoints(cv2.minAreaRect(inside)))
@@ -166,7 +166,7 @@ def synthetic_boxes(recipe: RefinerRecipe) -> tuple[np.ndarray, np.ndarray]:
 
 
 def train(crops: np.ndarray, offsets: np.ndarray, recipe: RefinerRecipe, checkpoint: Checkpoint | None = None) -> Any:
-    """Smooth L1 on the offsets (in box lengths), with ``vision.train.smallnet.photometric`` (no flips:
+    """Smooth L1 on the offsets (in box lengths), with ``models.train.smallnet.photometric`` (no flips:
     they would move the corners)."""
     import torch
     from torch import nn
@@ -210,7 +210,7 @@ def corner_errors(model: Any, crops: np.ndarray, offsets: np.ndarray) -> dict[st
 
 def real_boxes() -> tuple[np.ndarray, np.ndarray]:
     """The detector's boxes on the labelled real photos with their tiles' offsets (measuring only)."""
-    from vision.data.real import iter_images, pip_labelled
+    from datasets.real import iter_images, pip_labelled
 
     crops, offsets = [], []
     for label, image in iter_images(pip_labelled()):
@@ -224,9 +224,9 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
 
 def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, find, train, export, and write the card; ``resume``: go on from the epochs an
-    unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    unfinished run saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
     from models import DETECTOR
-    from vision.data.real import real_root
+    from datasets.real import real_root
 
     if recipe.start_from and not Path(recipe.start_from).is_file():
         raise FileNotFoundError(f"no refiner to start from at {recipe.start_from}")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.synth.pips import EDGE, layout, pip_radius
-from vision.synth.styles import GOLD_INK, WHITE_INK, Colour, TileStyle
+from datasets.synth.pips import EDGE, layout, pip_radius
+from datasets.synth.styles import GOLD_INK, WHITE_INK, Colour, TileStyle
 
 SHIFT = 4  # sub-pixel drawing: cv2 coordinates in 1/16 px
 STAR_GOLD: Colour = (0, 180, 230)
@@ -130,7 +130,7 @@ def render_back(style: TileStyle, width: int, rng: random.Random) -> tuple[np.nd
     back = _body(style.back, width, height, rng)
     if style.back_print:
         _print(back, style.back_print, style.back_ink, style.back_across)
-        # The renderer lays every texture on as seen in a mirror (vision.synth.render.Box.faces: u x v
+        # The renderer lays every texture on as seen in a mirror (datasets.synth.render.Box.faces: u x v
         # is the outward normal); pips do not show it, letters would read backwards.
         back = cv2.flip(back, 0)
     return back, _rounded_mask(width, height, radius)

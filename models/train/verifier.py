@@ -29,14 +29,14 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
+from datasets.labels import FACE_DOWN, FACE_UP, STANDING
 from vision.detect.verify import CROP_SHAPE, crop_boxes
 from vision.geometry import halves_of, quad_iou, short_edge_first
-from vision.synth.redrawn import Label
-from vision.synth.scene import FULL, SceneOptions, make_scene, render
-from vision.train import smallnet
-from vision.train.counter import loosen
-from vision.train.smallnet import (
+from datasets.synth.redrawn import Label
+from datasets.synth.scene import FULL, SceneOptions, make_scene, render
+from models.train import smallnet
+from models.train.counter import loosen
+from models.train.smallnet import (
     Checkpoint,
     fit,
     flipped_photometric,
@@ -69,7 +69,7 @@ class VerifierRecipe:
     batch: int = 128
     max_lr: float = 3e-3
     widths: tuple[int, ...] = (16, 32, 48, 64)
-    """The network's channels (vision.train.smallnet.small_cnn): it runs on every proposal of every photo."""
+    """The network's channels (models.train.smallnet.small_cnn): it runs on every proposal of every photo."""
     standing_scenes: int = 0
     """Extra scenes, each with up to STANDING_SCENE's standing tiles among the face-up ones and the
     camera tilted up to its steeper bound, so that boxes over standing tiles' faces, seen nearly
@@ -81,7 +81,7 @@ class VerifierRecipe:
     only ivory, white, cream and dark tiles has never seen a pink one."""
     printed_backs: float | None = None
     """The share of sets with printed backs in the ``scenes`` (None: the generator's
-    own, ``vision.synth.styles.PRINTED_BACKS``). The bundled verifier learnt generator 11's backs (letters
+    own, ``datasets.synth.styles.PRINTED_BACKS``). The bundled verifier learnt generator 11's backs (letters
     along the tile over dots); one taught generator 12's too (letters across it over a bar of stars,
     like a blank tile's divider in a 64 x 40 crop) turned away real blank tiles (benchmarks/HISTORY.md); 0
     teaches none."""
@@ -89,7 +89,7 @@ class VerifierRecipe:
     """Boxes round every face-down tile (as labelled, and loosened) are among what is not a tile:
     a printed back's letters and dots pass for a face to a detector that has not learnt them."""
     start_from: str = ""
-    """A verifier's ONNX export to go on training from (``vision.train.smallnet.from_onnx``), not from nothing."""
+    """A verifier's ONNX export to go on training from (``models.train.smallnet.from_onnx``), not from nothing."""
     proposals_from: str = ""
     """The detector whose proposals are learnt from (an ONNX export); empty: the bundled one."""
 
@@ -246,7 +246,7 @@ def build_model(widths: tuple[int, ...] = VerifierRecipe.widths) -> Any:
 
 def train(crops: np.ndarray, labels: np.ndarray, recipe: VerifierRecipe, checkpoint: Checkpoint | None = None) -> Any:
     """Train with flips both ways (a tile is a tile however it is turned) and
-    ``vision.train.smallnet.photometric``."""
+    ``models.train.smallnet.photometric``."""
     import torch
     from torch import nn
 
@@ -287,7 +287,7 @@ def acceptance(said: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
 def real_boxes(crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
     """The detector's proposals on the labelled real photos, labelled by IoU, cut by ``crop`` (default: as
     the verifier's are; for measuring only)."""
-    from vision.data.real import iter_images, pip_labelled
+    from datasets.real import iter_images, pip_labelled
 
     crops, labels = [], []
     for label, image in iter_images(pip_labelled()):
@@ -300,9 +300,9 @@ def real_boxes(crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
 
 def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, propose, train, export, and write the card; ``resume``: go on from the epochs an
-    unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    unfinished run saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
     from models import DETECTOR
-    from vision.data.real import real_root
+    from datasets.real import real_root
 
     for path, what in ((recipe.start_from, "verifier to start from"), (recipe.proposals_from, "detector")):
         if path and not Path(path).is_file():

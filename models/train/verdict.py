@@ -7,7 +7,7 @@ divider from its surroundings, so a small head on them answers the verifier's qu
 box is cropped and run once for both answers (``vision.detect.refine.BoxRefiner.judge``).
 
 The refiner's layers stay as they are (frozen), so its corners do not change; only the head
-learns. Its boxes and labels are the verifier's (``vision.train.verifier``: the
+learns. Its boxes and labels are the verifier's (``models.train.verifier``: the
 detector's proposals, straddles, halves, shifted and turned boxes, loosened true tiles, boxes
 round face-down tiles), cropped as the refiner crops them. Each box's target is partly the
 bundled verifier's own answer on its own crop (``VerdictRecipe.taught_by``): taught the labels
@@ -27,12 +27,12 @@ import numpy as np
 
 from vision.detect import refine, verify
 from vision.onnx_session import probabilities_of
-from vision.train import smallnet
-from vision.train.smallnet import Checkpoint, fit, flipped_photometric, held_out, images_only, predict
-from vision.train.verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
+from models.train import smallnet
+from models.train.smallnet import Checkpoint, fit, flipped_photometric, held_out, images_only, predict
+from models.train.verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
 
 SHARED = 5
-"""How many of the refiner's layers the verdict shares (``vision.train.refiner.build_model``): its
+"""How many of the refiner's layers the verdict shares (``models.train.refiner.build_model``): its
 three halving blocks and its last 3 x 3 convolution with its ReLU, a 64 x 5 x 8 map (sharing only
 the blocks, with a convolution of the head's own, told boxes apart better but totalled fewer
 hands: benchmarks/HISTORY.md)."""
@@ -47,7 +47,7 @@ class VerdictRecipe:
     scenes: int = 2400
     """The defaults are the bundled verdict's (its card's ``verdict.note`` has the tries before it)."""
     bright_scenes: int = 400
-    """Scenes of bright sets with printed backs (``vision.train.verifier.BRIGHT_SCENE``)."""
+    """Scenes of bright sets with printed backs (``models.train.verifier.BRIGHT_SCENE``)."""
     face_down: bool = True
     """Boxes round face-down tiles are among what is not a tile (as the bundled verifier learnt)."""
     seed: int = 6
@@ -125,8 +125,8 @@ def judging(refiner: Any, hidden: int) -> Any:
 
 
 def refiner_from(path: Path, crops: np.ndarray, seed: int) -> Any:
-    """The refiner's network with its export's weights (``vision.train.smallnet.from_onnx``), frozen."""
-    from vision.train.refiner import build_model
+    """The refiner's network with its export's weights (``models.train.smallnet.from_onnx``), frozen."""
+    from models.train.refiner import build_model
 
     model = smallnet.continued_from(path, build_model, crops, seed)()
     for parameter in model.parameters():
@@ -190,9 +190,9 @@ def offsets_moved(before: Path, after: Path, crops: np.ndarray) -> float:
 def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, crop, teach the head, export the refiner with it to ``out_dir/model.onnx``, and write the
     card: the refiner's own, with ``verdict`` added; ``resume``: go on from the epochs an unfinished run
-    saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
     from models import REFINER, VERIFIER
-    from vision.data.real import real_root
+    from datasets.real import real_root
     from vision.onnx_session import model_card
 
     source = Path(recipe.refiner) if recipe.refiner else REFINER
@@ -230,7 +230,7 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
             "teacher": smallnet.described(Path(recipe.teacher) if recipe.teacher else VERIFIER),
             "data": (
                 f"{len(crops)} boxes ({int(labels.sum())} tiles) from {recipe.scenes} synthetic hand scenes and "
-                f"{recipe.bright_scenes} of bright sets (vision.train.verifier, seed {recipe.seed}), "
+                f"{recipe.bright_scenes} of bright sets (models.train.verifier, seed {recipe.seed}), "
                 "cropped as the refiner crops"
             ),
             "targets": f"{1 - recipe.taught_by:g} x label (IoU >= 0.7: 1, < 0.4: 0) + {recipe.taught_by:g} x teacher",

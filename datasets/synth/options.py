@@ -7,9 +7,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from engine.tiles import SET_SIZES
-from vision.synth.pips import HELD_OUT, LAYOUTS
-from vision.synth.styles import BRIGHT_SETS, FILM_SHARE, PIP_SHAPES, PIP_STYLES, PRINTED_BACKS
-from vision.synth.table import TABLE_KINDS
+from datasets.synth.pips import HELD_OUT, LAYOUTS
+from datasets.synth.styles import BRIGHT_SETS, FILM_SHARE, PIP_SHAPES, PIP_STYLES, PRINTED_BACKS
+from datasets.synth.table import TABLE_KINDS
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class SceneOptions:
     """Lens distortion, light colour, falloff, blur, sensor noise and JPEG."""
     max_tilt_deg: float = 45.0
     min_tilt_deg: float = 0.0
-    """Above 0: every camera tilted at least this far (``vision.synth.camera.CameraChoice``), for steep sets."""
+    """Above 0: every camera tilted at least this far (``datasets.synth.camera.CameraChoice``), for steep sets."""
     tables: tuple[str, ...] = TABLE_KINDS
     """Which table tops scenes are laid on."""
     distractors: bool = True
@@ -51,7 +51,7 @@ class SceneOptions:
     film: bool = True
     """Some sets still in their shrink wrap ..."""
     film_share: float = FILM_SHARE
-    """... this share of them (``vision.synth.styles.FILM_SHARE``)."""
+    """... this share of them (``datasets.synth.styles.FILM_SHARE``)."""
     close_hands: bool = True
     """Hands framed by their tiles (a tile 9-40 % of the longer side, as in real hand photos,
     where the median is 19 %) rather than by the whole scene (median 9 %)."""
@@ -66,15 +66,15 @@ class SceneOptions:
     """Tiles as thick as real ones (17-22 % of their length), their sides showing when the camera
     is tilted (else 1 mm sheets)."""
     bright_sets: float = BRIGHT_SETS
-    """Share of sets with a saturated body and pips of one colour (``vision.synth.styles.BRIGHT_BODIES``)."""
+    """Share of sets with a saturated body and pips of one colour (``datasets.synth.styles.BRIGHT_BODIES``)."""
     printed_backs: float = PRINTED_BACKS
     """Share of sets with a brand's letters printed on their backs."""
     layouts: tuple[str, ...] = ("classic",)
-    """The layout families (``vision.synth.pips.LAYOUTS``) a set's counts above 6 are drawn in, one per
+    """The layout families (``datasets.synth.pips.LAYOUTS``) a set's counts above 6 are drawn in, one per
     set (the default, classic alone, draws what generator 13 drew; TRAINING_LAYOUTS for counters that
-    must count any maker's; ``vision.synth.pips.HELD_OUT`` to measure them)."""
+    must count any maker's; ``datasets.synth.pips.HELD_OUT`` to measure them)."""
     pip_shapes: tuple[str, ...] = ("round",)
-    """The pip shapes (``vision.synth.styles.PIP_SHAPES``) a set's pips are drawn in, one per set."""
+    """The pip shapes (``datasets.synth.styles.PIP_SHAPES``) a set's pips are drawn in, one per set."""
     greyscale: float = 0.0
     """Share of photos taken (or sent) in greyscale."""
 
@@ -85,4 +85,4 @@ TRAINING_LAYOUTS = tuple(family for family in LAYOUTS if family not in HELD_OUT)
 MAKERS = dataclasses.replace(FULL, layouts=TRAINING_LAYOUTS, pip_shapes=PIP_SHAPES, greyscale=0.1)
 """Every maker's look a counter may learn: the training layout families, every pip shape, some photos grey."""
 UNSEEN_MAKERS = dataclasses.replace(MAKERS, layouts=HELD_OUT)
-"""MAKERS with every set laid out in a family held out of training (``vision.synth.pips.HELD_OUT``)."""
+"""MAKERS with every set laid out in a family held out of training (``datasets.synth.pips.HELD_OUT``)."""

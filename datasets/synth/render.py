@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.synth.camera import Camera
+from datasets.synth.camera import Camera
 
 Texture = tuple[np.ndarray, np.ndarray]
 """(BGR, alpha) images."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from models import COUNTER
-from vision.data.labels import FACE_UP, LabelledImage
+from datasets.labels import FACE_UP, LabelledImage
 from vision.exposure import brightened
 from vision.geometry import HALF_IN_FRAME, is_cut
 from vision.observation import Observation, Sighting

@@ -21,10 +21,10 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.data.labels import LabelledImage
-from vision.data.real import read_image
+from datasets.labels import LabelledImage
+from datasets.real import read_image
 from vision.draw import GREEN, MAGENTA, RED, contact_sheet, draw_tile, thickness_for
-from vision.eval.metrics import (
+from benchmarks.eval.metrics import (
     ImageScore,
     match_tiles,
     score_image,

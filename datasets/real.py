@@ -17,10 +17,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.data.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage, LabelledTile
+from datasets.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage, LabelledTile
 from vision.photo import PHOTO_SUFFIXES
 
-DEFAULT_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "real"
+DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "real"
 
 # The karthikVenkataramana set's classes (its README): A face down, B face up, C-F standing.
 VOC_POSES = {"A": FACE_DOWN, "B": FACE_UP, "C": STANDING, "D": STANDING, "E": STANDING, "F": STANDING}

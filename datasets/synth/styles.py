@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from vision.synth.pips import EDGE
+from datasets.synth.pips import EDGE
 
 Colour = tuple[int, int, int]
 
@@ -55,13 +55,13 @@ class TileStyle:
     palette: tuple[Colour, ...] = tuple(PIP_COLOURS.values())
     """The colour of 1 to 18 pips when colour coded."""
     pip_scale: float = 1.0
-    """The maker's pip size against the usual (vision.synth.pips.pip_radius)."""
+    """The maker's pip size against the usual (datasets.synth.pips.pip_radius)."""
     pip_edge: float = EDGE
-    """How near the half's edges the maker sets the outer pips (vision.synth.pips.EDGE)."""
+    """How near the half's edges the maker sets the outer pips (datasets.synth.pips.EDGE)."""
     layout_family: str = "classic"
-    """How the maker lays out the counts above 6 (``vision.synth.pips.LAYOUTS``)."""
+    """How the maker lays out the counts above 6 (``datasets.synth.pips.LAYOUTS``)."""
     layout_seed: int = 0
-    """Which scatter the ``scattered`` family draws (``vision.synth.pips.layout``)."""
+    """Which scatter the ``scattered`` family draws (``datasets.synth.pips.layout``)."""
     pip_shape: str = "round"
     """The maker's pips (``PIP_SHAPES``): drilled round ones, flat printed discs, hollow rings, stars."""
     corner_radius: float = 0.1

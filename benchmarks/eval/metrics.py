@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.data.labels import FACE_UP, LabelledImage
-from vision.eval.tables import FLAG_KINDS, TableScore, score_table
+from datasets.labels import FACE_UP, LabelledImage
+from benchmarks.eval.tables import FLAG_KINDS, TableScore, score_table
 from vision.geometry import quad_iou
 from vision.observation import Observation, Sighting
 
@@ -149,13 +149,13 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
             halves_right += sum(int(a == b) for a, b in zip(ordered, truth.pips, strict=True))
             exact += int(sorted(ordered) == sorted(truth.pips))
     total_predicted = prediction.total
-    # a table reader reports trains apart from chains: its lines are scored by vision.eval.tables
+    # a table reader reports trains apart from chains: its lines are scored by benchmarks.eval.tables
     chains_right = _chains_right(label, prediction, matches) if prediction.layout is None else None
     table = score_table(label, prediction, matches)
     if table is None:
         flags_right = _flags_right(label, prediction, matches)
         flags_label, flags_predicted = len(label.flags), len(prediction.flags or ())
-    else:  # every kind, as vision.eval.tables judges them
+    else:  # every kind, as benchmarks.eval.tables judges them
         flags_right, flags_predicted, flags_label = (sum(kind[n] for kind in table.flags.values()) for n in range(3))
     return ImageScore(
         name=label.name,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.data.labels import FACE_UP, LabelledImage
+from datasets.labels import FACE_UP, LabelledImage
 from vision.flags import FlagKind
 from vision.observation import Observation
 from vision.trains import Hub, Layout

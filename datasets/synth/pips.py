@@ -94,7 +94,7 @@ each layout is the same turned round)."""
 LAYOUTS = ("classic", "centred", "spread", "rows", "scattered")
 """The layout families (see the module's docstring); ``classic`` is the renderer's default."""
 HELD_OUT = ("rows",)
-"""Families never drawn for training (``vision.synth.scene.TRAINING_LAYOUTS``), kept to measure a
+"""Families never drawn for training (``datasets.synth.scene.TRAINING_LAYOUTS``), kept to measure a
 reader on layouts it has never seen."""
 
 

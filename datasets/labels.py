@@ -28,7 +28,7 @@ class LabelledTile:
     """Partly outside the frame."""
     hidden: tuple[bool, bool] = (False, False)
     """Whether each half has a pip washed out by glare (synthetic labels from generator 13, noted only:
-    ``vision.synth.face.HIDDEN_CONTRAST``)."""
+    ``datasets.synth.face.HIDDEN_CONTRAST``)."""
 
     def __post_init__(self) -> None:
         corners = np.asarray(self.corners, dtype=np.float32)

@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 
 from engine.tiles import domino_set
-from vision.data.labels import FACE_DOWN, FACE_UP, STANDING
-from vision.synth.options import SceneOptions
-from vision.synth.styles import TileStyle
+from datasets.labels import FACE_DOWN, FACE_UP, STANDING
+from datasets.synth.options import SceneOptions
+from datasets.synth.styles import TileStyle
 
 MARKER_COLOURS = (
     (40, 40, 200),

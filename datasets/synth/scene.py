@@ -1,9 +1,9 @@
 """Synthetic table scenes with exact ground truth: hands of tiles, and tables in play.
 
 ``make_scene(kind, seed)`` lays out a scene in table millimetres (deterministic from
-the seed; ``vision.synth.layout``); ``render(scene)`` photographs it and returns the image
-with its label (``vision.synth.photograph``). The options and their presets are in
-``vision.synth.options``; every name is importable from here.
+the seed; ``datasets.synth.layout``); ``render(scene)`` photographs it and returns the image
+with its label (``datasets.synth.photograph``). The options and their presets are in
+``datasets.synth.options``; every name is importable from here.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from vision.synth.layout import MARKER_SHAPES, Marker, PlacedTile, Scene, Train, add_glare, lay_hand, lay_table
-from vision.synth.options import FULL, MAKERS, TRAINING_LAYOUTS, UNSEEN_MAKERS, SceneOptions
-from vision.synth.photograph import render
-from vision.synth.styles import TileStyle, maker_extras, makers_pips, random_tile_style
+from datasets.synth.layout import MARKER_SHAPES, Marker, PlacedTile, Scene, Train, add_glare, lay_hand, lay_table
+from datasets.synth.options import FULL, MAKERS, TRAINING_LAYOUTS, UNSEEN_MAKERS, SceneOptions
+from datasets.synth.photograph import render
+from datasets.synth.styles import TileStyle, maker_extras, makers_pips, random_tile_style
 
 __all__ = [
     "FLAT_MM",

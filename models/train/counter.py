@@ -19,15 +19,15 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.data.labels import FACE_DOWN, FACE_UP
+from datasets.labels import FACE_DOWN, FACE_UP
 from vision.read.halves import HALF_PX, cut_halves, in_half, rectified_corners
 from vision.read.pip_reader import COUNTS
-from vision.synth.dataset import GENERATOR_VERSION
-from vision.synth.face import face_corners, pip_centres
-from vision.synth.scene import FULL, MAKERS, SceneOptions, make_scene, render
-from vision.synth.styles import TileStyle
-from vision.train import smallnet
-from vision.train.smallnet import (
+from datasets.synth.dataset import GENERATOR_VERSION
+from datasets.synth.face import face_corners, pip_centres
+from datasets.synth.scene import FULL, MAKERS, SceneOptions, make_scene, render
+from datasets.synth.styles import TileStyle
+from models.train import smallnet
+from models.train.smallnet import (
     Checkpoint,
     conv_block,
     fit,
@@ -77,14 +77,14 @@ class CounterRecipe:
     batch: int = 128
     max_lr: float = 3e-3
     glossy: float = 0.0
-    """Share of training halves seen under a specular reflection (``vision.train.smallnet.glossy_patches``):
+    """Share of training halves seen under a specular reflection (``models.train.smallnet.glossy_patches``):
     0.3 in the bundled counter (its card: validation totals on labelled corners 0.968 -> 0.973,
     real halves read once 0.988 -> 0.994)."""
     half_px: int = HALF_PX
     """The side of a half as the counter sees it."""
     bright_scenes: int = 0
     """Extra scenes whose sets all have a saturated body and pips of one colour
-    (``vision.synth.styles.BRIGHT_BODIES``; generator 11), which a counter taught only light and dark
+    (``datasets.synth.styles.BRIGHT_BODIES``; generator 11), which a counter taught only light and dark
     bodies read at 0.55 of halves right on their labelled corners."""
     back_scenes: int = 0
     """Extra scenes (``BACKS_SHOWN``) whose face-down tiles' printed backs are cut into halves as a face
@@ -98,10 +98,10 @@ class CounterRecipe:
     1280 x 960 table's median tile 64 px long, its halves about 32 px before they are cut at 48), and
     a counter taught only hands read 0.83 of them exactly on their labelled corners (generator 14)."""
     start_from: str = ""
-    """A counter's ONNX export to go on training from (``vision.train.smallnet.from_onnx``), not from nothing;
-    one without the 20th output gains it (``vision.train.smallnet.from_onnx`` grows the last layer)."""
+    """A counter's ONNX export to go on training from (``models.train.smallnet.from_onnx``), not from nothing;
+    one without the 20th output gains it (``models.train.smallnet.from_onnx`` grows the last layer)."""
     widths: tuple[int, ...] = (16, 32, 64, 64)
-    """The network's channels (``vision.train.smallnet.small_cnn``; the bundled counter's are these;
+    """The network's channels (``models.train.smallnet.small_cnn``; the bundled counter's are these;
     slimmer and wider were not better: benchmarks/HISTORY.md)."""
     strided_stem: bool = False
     """The first convolution steps two pixels instead of being pooled after (``small_cnn``): about 1 ms
@@ -111,7 +111,7 @@ class CounterRecipe:
     (``peak_counter``), each place seeing only a pip's surroundings, and the count is the number of peaks,
     so no layout can be learnt in its place. Trained from nothing (``start_from`` is refused)."""
     makers: bool = False
-    """Every scene drawn with ``vision.synth.scene.MAKERS``' looks: the training layout families
+    """Every scene drawn with ``datasets.synth.scene.MAKERS``' looks: the training layout families
     (``scattered`` among them, so layouts cannot be learnt in place of counting), every pip shape,
     some photos grey."""
 
@@ -126,7 +126,7 @@ class HalvesJob:
     backs: bool = False
     """Teach the halves of printed backs too (as BACK)."""
     kind: str = "hand"
-    """The scene's kind (``vision.synth.scene.make_scene``): a hand, or a table."""
+    """The scene's kind (``datasets.synth.scene.make_scene``): a hand, or a table."""
 
 
 def scene_halves(job: HalvesJob) -> Halves:
@@ -364,7 +364,7 @@ def train(
 ) -> Any:  # fmt: skip
     """Train with flips and quarter turns (a count is the same however the half is turned:
     real sets lay some counts across where the renderer lays them along) and brightness jitter.
-    Not ``vision.train.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
+    Not ``models.train.smallnet.photometric``: a counter trained with it (the bundled recipe, today's
     renderer) read the real halves at 0.973, the bundled one at 0.985. A peak counter learns its
     pips' ``maps`` (turned with the halves) besides the counts."""
     import torch
@@ -404,7 +404,7 @@ def train(
 
 def flipped_with_maps(batch: Any, maps: Any, generator: Any) -> tuple[Any, Any]:
     """Halves ``(n, 3, px, px)`` and their maps ``(n, 1, side, side)`` flipped and turned alike
-    (``vision.train.smallnet.flips``): each map is enlarged to its half's size, place by place, turned
+    (``models.train.smallnet.flips``): each map is enlarged to its half's size, place by place, turned
     with it, and taken back."""
     import torch
     from torch import nn
@@ -428,7 +428,7 @@ def export_onnx(model: Any, path: Path, half_px: int = HALF_PX) -> Path:
 
 def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, train, export, and write the card (metrics on held-out synthetic halves); ``resume``:
-    go on from the epochs an unfinished run saved in ``out_dir`` (``vision.train.smallnet.Checkpoint``)."""
+    go on from the epochs an unfinished run saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
     if recipe.peaks and recipe.start_from:
         raise ValueError("a peak counter is trained from nothing: give no counter to start from")
     if recipe.start_from and not Path(recipe.start_from).is_file():
@@ -436,7 +436,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
     checkpoint = Checkpoint.beside(out_dir, resume)
     start = time.perf_counter()
     looks = MAKERS if recipe.makers else FULL
-    drawn_with = "every maker's look (vision.synth.scene.MAKERS)" if recipe.makers else "the usual looks"
+    drawn_with = "every maker's look (datasets.synth.scene.MAKERS)" if recipe.makers else "the usual looks"
     halves, counts, maps = synthetic_halves(recipe.scenes, recipe.seed, recipe, looks)
     extras = (  # scenes, seed offset, options, whether printed backs are taught, kind
         (recipe.high_scenes, HIGH_SEED_OFFSET, dataclasses.replace(looks, sets=HIGH_SETS), False, "hand"),
@@ -492,7 +492,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
 def real_halves(half_px: int = HALF_PX) -> list[tuple[np.ndarray, int, str]]:
     """The readable halves of the labelled real photos (``../shared/real``), cut the way the
     reader cuts them from their hand-checked corners: (half, count, source set)."""
-    from vision.data.real import iter_images, pip_labelled
+    from datasets.real import iter_images, pip_labelled
 
     found = []
     for label, image in iter_images(pip_labelled()):
@@ -510,7 +510,7 @@ def real_halves(half_px: int = HALF_PX) -> list[tuple[np.ndarray, int, str]]:
 def real_accuracy(model: Any, recipe: CounterRecipe) -> dict[str, Any]:
     """Accuracy on the real halves (measured, never trained on); empty when ../shared/real is absent
     or holds none."""
-    from vision.data.real import real_root
+    from datasets.real import real_root
 
     if real_root() is None:
         return {}

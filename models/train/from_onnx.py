@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.train.ultralytics_offline import offline_ultralytics
+from models.train.ultralytics_offline import offline_ultralytics
 
 
 def folded_weights(onnx_path: Path) -> dict[str, np.ndarray]:

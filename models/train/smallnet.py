@@ -299,7 +299,7 @@ def from_onnx(path: Path, build: Callable[[], Any], calibration_uint8: np.ndarra
     anew): the export's are copied and each new one starts from no weights and a bias of NEW_ANSWER,
     so it is unlikely until it is learnt. Raises ValueError naming any other layer whose shape does not
     match. Only the layers the export's first output is worked out from are taken: a box refiner's
-    export with a verdict (``vision.train.verdict``) rebuilds into the refiner alone."""
+    export with a verdict (``models.train.verdict``) rebuilds into the refiner alone."""
     import onnx
     import torch
     from onnx import numpy_helper

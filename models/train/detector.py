@@ -3,7 +3,7 @@
 A model is built from its yaml (no pretrained weights can be had here), trained on
 an OBB dataset exported from synthetic sets, with a recipe recorded in full, and
 exported to ONNX beside a model card. Nothing is downloaded: Ultralytics comes from
-``vision.train.ultralytics_offline`` (``YOLO_OFFLINE`` set, the settings in the project's
+``models.train.ultralytics_offline`` (``YOLO_OFFLINE`` set, the settings in the project's
 ``.yolo/`` folder), AMP (whose check fetches weights) and plots (which fetch a font) are
 off, and the ONNX export is not simplified (which would install onnxslim).
 """
@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vision.train.ultralytics_offline import REPO
-from vision.train.ultralytics_offline import offline_ultralytics as _offline_ultralytics  # tests swap in a fake
+from models.train.ultralytics_offline import REPO
+from models.train.ultralytics_offline import offline_ultralytics as _offline_ultralytics  # tests swap in a fake
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def export_onnx(weights: Path, out_dir: Path, imgsz: int) -> Path:
 
 def write_card(out_dir: Path, recipe: Recipe, data: dict[str, Any], seconds: float, metrics: dict[str, Any]) -> Path:
     """The model card: data, recipe, time taken and metrics, beside the model."""
-    from vision.synth.dataset import OBB_NAMES
+    from datasets.synth.dataset import OBB_NAMES
 
     card = {
         "model": "model.onnx",
@@ -131,8 +131,8 @@ def train_detector(
     sets: list[Path], out_dir: Path, recipe: Recipe, hours: float | None, resume: bool, start_from: Path | None = None
 ) -> dict[str, Any]:
     """From synthetic sets to ``out_dir/model.onnx`` and its card, in one step (resumable)."""
-    from vision.data.real import load_folder
-    from vision.synth.dataset import export_yolo_obb, manifest_of
+    from datasets.real import load_folder
+    from datasets.synth.dataset import export_yolo_obb, manifest_of
 
     labels = [label for folder in sets for label in load_folder(folder)]
     if not labels:
@@ -167,8 +167,8 @@ def rebuilt_start(export: Path, images: list[Path], work: Path, recipe: Recipe) 
     import cv2
 
     from vision.detect.onnx_obb import padded_blob, view_of
-    from vision.synth.dataset import OBB_NAMES
-    from vision.train.from_onnx import rebuild, save_checkpoint
+    from datasets.synth.dataset import OBB_NAMES
+    from models.train.from_onnx import rebuild, save_checkpoint
 
     calibration = [padded_blob(view_of(cv2.imread(str(path)), recipe.imgsz, recipe.halved_view))[0] for path in images]
     model = rebuild(export, OBB_NAMES, calibration, recipe.model)

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from calibration.table_plane import back_to_photo, square_on, table_plane
-from vision.data.labels import FACE_UP
-from vision.synth.scene import FULL, SceneOptions
+from datasets.labels import FACE_UP
+from datasets.synth.scene import FULL, SceneOptions
 
 STEEP_TILT = (25.0, 65.0)
 """How far off vertical the cameras of scenes taught in a redrawn view look (degrees): from photos
@@ -27,11 +27,11 @@ STEEP_SCENE: SceneOptions = replace(FULL, min_tilt_deg=STEEP_TILT[0], max_tilt_d
 PLANE_JITTER = 0.015
 """The spread of the corners the view's plane is fitted to, as a share of their tile's length: the
 boxes the pipeline fits it to, found and refined, lie that near their tiles (a plane fitted to boxes
-loosened as ``vision.train.counter.loosen`` loosens them made views the pipeline never draws)."""
+loosened as ``models.train.counter.loosen`` loosens them made views the pipeline never draws)."""
 
 
 Label = dict[str, Any]
-"""A rendered scene's label (``vision.synth.scene.render``)."""
+"""A rendered scene's label (``datasets.synth.scene.render``)."""
 
 
 def redrawn(image: np.ndarray, label: Label, rng: np.random.Generator) -> tuple[np.ndarray, Label] | None:

@@ -12,15 +12,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.data.labels import FACE_UP, STANDING
+from datasets.labels import FACE_UP, STANDING
 from vision.geometry import halves_in_frame, is_cut
-from vision.synth.camera import CameraChoice, random_camera
-from vision.synth.effects import apply_look, random_look
-from vision.synth.face import render_back, render_face
-from vision.synth.layout import Marker, Scene
-from vision.synth.options import FULL, SceneOptions
-from vision.synth.render import Box, Prism, cast_shadows, random_light
-from vision.synth.table import render_table
+from datasets.synth.camera import CameraChoice, random_camera
+from datasets.synth.effects import apply_look, random_look
+from datasets.synth.face import render_back, render_face
+from datasets.synth.layout import Marker, Scene
+from datasets.synth.options import FULL, SceneOptions
+from datasets.synth.render import Box, Prism, cast_shadows, random_light
+from datasets.synth.table import render_table
 
 UP = np.array([0.0, 0.0, 1.0])
 
@@ -98,7 +98,7 @@ def _objects(
     scene: Scene, camera: Any, rng: random.Random, glare: bool = True
 ) -> tuple[list[tuple[Any, int | None]], list[tuple[bool, bool]]]:
     """Boxes and prisms to draw, each with the index of the tile it is (None for others), and for
-    each tile whether each half of its face has a pip washed out (``vision.synth.face.Face.hidden``)."""
+    each tile whether each half of its face has a pip washed out (``datasets.synth.face.Face.hidden``)."""
     length, width, thickness = scene.style.size_mm
     objects: list[tuple[Any, int | None]] = []
     hidden: list[tuple[bool, bool]] = []
@@ -213,7 +213,7 @@ def _label(
                 # a face-up tile with a half beyond the frame cannot be read, as in a real photo
                 "unreadable": tile.pose == FACE_UP and not halves_in_frame(corners, width, height),
                 # a pip washed out by glare is only noted: a counter often still reads its half
-                # (vision.synth.face.HIDDEN_CONTRAST)
+                # (datasets.synth.face.HIDDEN_CONTRAST)
                 "hidden": list(hidden[index]) if tile.pose == FACE_UP else [False, False],
                 "pose": tile.pose,
                 "cut": is_cut(corners, width, height, margin_px=0.0),
