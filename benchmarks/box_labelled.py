@@ -24,10 +24,10 @@ from typing import Any
 from tqdm import tqdm
 
 from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
+from benchmarks.eval.metrics import match_tiles, wilson
 from benchmarks.report import write_report
 from datasets.labels import FACE_UP, LabelledImage
 from datasets.real import box_labelled, read_image
-from benchmarks.eval.metrics import match_tiles, wilson
 from vision.geometry import upright_box
 from vision.pipeline import HandScorer
 

@@ -25,11 +25,11 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models
+from benchmarks.eval.metrics import face_up_matches, in_label_order, polygon_iou
+from benchmarks.eval.oracle import PipsOnTrueCorners
 from benchmarks.report import write_report
 from datasets.labels import FACE_UP, LabelledImage
 from datasets.real import iter_images, load_folder, pip_labelled
-from benchmarks.eval.metrics import face_up_matches, in_label_order, polygon_iou
-from benchmarks.eval.oracle import PipsOnTrueCorners
 from vision.observation import Observation, Sighting
 from vision.pipeline import HandScorer
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
+from benchmarks.eval.metrics import score_image
 from benchmarks.report import write_report
 from benchmarks.rules_prior import numbers
 from datasets.real import load_folder
-from benchmarks.eval.metrics import score_image
 from vision.pipeline import MARKER_CONFIDENCE
 from vision.table_reader import TableReader, read_table
 

@@ -27,13 +27,13 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.candidates import add_model_arguments, candidate_flags, chosen_models, missing_models
+from benchmarks.eval.metrics import score_image, summarise
 from benchmarks.report import write_report
 from calibration.table_plane import border_colour
 from datasets.labels import LabelledImage
 from datasets.real import iter_images, pip_labelled
-from benchmarks.eval.metrics import score_image, summarise
-from vision.pipeline import HandScorer
 from datasets.synth.retake import Variant, onto_canvas, slanted
+from vision.pipeline import HandScorer
 
 KEPT = np.eye(3)
 

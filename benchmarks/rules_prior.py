@@ -23,9 +23,9 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
+from benchmarks.eval.metrics import Rate, score_image, summarise
 from benchmarks.report import write_report
 from datasets.real import load_folder
-from benchmarks.eval.metrics import Rate, score_image, summarise
 from vision.observation import Observation
 from vision.read.pip_reader import SURE
 from vision.reconcile import RULES_PRIOR, RulesPrior

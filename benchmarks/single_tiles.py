@@ -30,9 +30,9 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from benchmarks.eval.metrics import match_tiles
 from benchmarks.report import write_report
 from datasets.real import iter_images, pip_labelled
-from benchmarks.eval.metrics import match_tiles
 from vision.pipeline import HandScorer, ScorerConfig
 
 

@@ -566,10 +566,10 @@ def test_points_in_quads_whichever_way_round():
 def test_the_shipped_detector_rebuilds_into_trainable_weights_that_find_the_same(tmp_path: Path):
     torch = pytest.importorskip("torch")  # the train extra
     pytest.importorskip("ultralytics")
-    from vision.onnx_session import cpu_session
     from datasets.synth.dataset import OBB_NAMES
     from models.train.detector import _offline_ultralytics
     from models.train.from_onnx import rebuild, save_checkpoint
+    from vision.onnx_session import cpu_session
 
     export = Path(__file__).resolve().parents[1] / "models" / "tile-detector" / "model.onnx"
     rng = np.random.default_rng(0)
@@ -623,9 +623,9 @@ def test_a_gentle_detector_run_asks_ultralytics_for_adamw_at_its_rate_without_wa
 def test_the_reader_on_labelled_corners_reads_the_face_up_tiles_alone():
     """A synthetic label also holds face-down and standing tiles; read, a back counts as a blank double and
     its halves sway the set judged from the photo."""
-    from datasets.labels import FACE_DOWN, STANDING, LabelledImage, LabelledTile
     from benchmarks.eval.metrics import square
     from benchmarks.eval.oracle import PipsOnTrueCorners
+    from datasets.labels import FACE_DOWN, STANDING, LabelledImage, LabelledTile
 
     image = np.full((200, 300, 3), 90, np.uint8)
     tile = np.array([[20, 60], [20, 20], [100, 20], [100, 60]], np.float32)

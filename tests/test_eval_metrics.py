@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datasets.labels import FACE_DOWN, LabelledImage, LabelledTile
 from benchmarks.eval.metrics import (
     match_tiles,
     polygon_iou,
@@ -16,6 +15,7 @@ from benchmarks.eval.metrics import (
     summarise,
     wilson,
 )
+from datasets.labels import FACE_DOWN, LabelledImage, LabelledTile
 from vision.observation import Observation, Reason, Sighting
 
 

@@ -8,7 +8,9 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["vision.leave_out", "benchmarks.eval.metrics", "datasets.synth.pips", "vision.pipeline"])
+@pytest.mark.parametrize(
+    "module", ["vision.leave_out", "benchmarks.eval.metrics", "datasets.synth.pips", "vision.pipeline"]
+)
 def test_a_modules_docstring_examples_run_as_written(module):
     failed, tried = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failed == 0

@@ -18,11 +18,11 @@ import httpx2
 import numpy as np
 import pytest
 
+from datasets.synth.scene import make_scene, render
 from models import COUNTER, DETECTOR, TABLE_COUNTER, TABLE_DETECTOR
 from tests.postgres import free_port
 from tests.server import start_server
 from tests.system import SKIP_BROWSER, missing
-from datasets.synth.scene import make_scene, render
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parent.parent / "out" / "page-test"

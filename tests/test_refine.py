@@ -6,8 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from models import REFINER
 from datasets.labels import FACE_UP
+from datasets.synth.scene import FULL, make_scene, render
+from models import REFINER
+from models.train.refiner import match_boxes
+from models.train.verifier import rectangle
 from vision.detect.refine import (
     CROP_SHAPE,
     LONG_PX,
@@ -21,9 +24,6 @@ from vision.detect.refine import (
     offsets_to_corners,
     through_each,
 )
-from datasets.synth.scene import FULL, make_scene, render
-from models.train.refiner import match_boxes
-from models.train.verifier import rectangle
 
 TILE = np.array([[50, 120], [50, 80], [130, 80], [130, 120]], np.float32)  # corners[0..1] on the left
 

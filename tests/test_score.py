@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from api.cli import main
+from datasets.synth.scene import make_scene, render
 from models import COUNTER, DETECTOR
 from vision.observation import Reason
 from vision.read.pip_reader import BEYOND_FRAME, HOLDS_NO_COUNT, UNSURE
-from datasets.synth.scene import make_scene, render
 
 pytestmark = pytest.mark.skipif(not (DETECTOR.exists() and COUNTER.exists()), reason="no trained models in models/")
 
@@ -76,9 +76,9 @@ def test_overlay_and_table(photo, tmp_path, capsys):
 
 
 def test_an_overlay_names_why_a_tile_was_left_out_in_a_word():
-    from api.cli import overlay_text
     from vision import leave_out
     from vision.observation import Reason, Sighting
+    from vision.overlay import overlay_text
     from vision.read import pip_reader
     from vision.table_reader import HUB_MARK
 
@@ -135,7 +135,7 @@ class _Stream(io.StringIO):
     [(False, True, 2, True), (True, True, 2, False), (False, False, 2, False), (False, True, 1, False)],
 )
 def test_a_progress_bar_shows_only_where_the_results_do_not(monkeypatch, out_terminal, err_terminal, photos, shown):
-    from api.cli import with_progress
+    from api.cli.common import with_progress
 
     err = _Stream(err_terminal)
     monkeypatch.setattr(sys, "stdout", _Stream(out_terminal))
@@ -308,8 +308,8 @@ def test_a_slanted_photo_is_looked_at_again_square_on(monkeypatch):
     in the photo redrawn square-on (again while that view still looks slanted), and come back in the
     photo's own pixels."""
     from benchmarks.eval.metrics import match_tiles
-    from vision.pipeline import SQUARE_ON_LOOKS, HandScorer
     from datasets.synth.retake import slanted
+    from vision.pipeline import SQUARE_ON_LOOKS, HandScorer
 
     image, label = render(make_scene("hand", 830))  # the score benchmark's hand: 15 face-up tiles
     tipped, matrix = slanted(-40)(image)  # against the render's own tilt, so the slant adds up
@@ -602,7 +602,7 @@ def test_boxes_across_the_ends_of_tiles_in_a_row_are_left_out_and_the_tiles_kept
 
 
 def test_the_table_says_which_surer_tile_a_tile_left_out_repeats():
-    from api.cli import score_text
+    from api.cli.read import score_text
     from vision.observation import Observation, Reason, Sighting
 
     corners = np.zeros((4, 2), np.float32)

@@ -22,9 +22,9 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.settings import Settings
+from datasets.synth.scene import make_scene, render
 from models import COUNTER, DETECTOR, TABLE_COUNTER, TABLE_DETECTOR
 from tests.postgres import free_port
-from datasets.synth.scene import make_scene, render
 
 RULES = {"players": 2, "set": 6, "hand_size": 7}
 have_models = pytest.mark.skipif(

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.onnx_session import cpu_session
 from models.train.smallnet import (
     CHECKPOINT,
     NEW_ANSWER,
@@ -29,6 +28,7 @@ from models.train.smallnet import (
     small_cnn,
     write_card,
 )
+from vision.onnx_session import cpu_session
 
 torch = pytest.importorskip("torch")
 

@@ -12,15 +12,16 @@ import cv2
 import numpy as np
 import pytest
 
-from api.cli import analysis_text, main
-from models import COUNTER, DETECTOR, TABLE_DETECTOR
-from datasets.real import label_from_json
+from api.cli import main
+from api.cli.read import analysis_text
 from benchmarks.eval.metrics import score_image
 from benchmarks.eval.tables import _inside
+from datasets.real import label_from_json
+from datasets.synth.scene import make_scene, render
+from models import COUNTER, DETECTOR, TABLE_DETECTOR
 from vision.flags import Flag, FlagKind
 from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
-from datasets.synth.scene import make_scene, render
 from vision.table_analysis import Seats, TableAnalysis
 from vision.table_reader import read_table
 from vision.trains import Hub, Layout, TableConfig, Train, follow_trains, on_hub

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models import REFINER, VERIFIER
 from datasets.labels import FACE_UP
+from datasets.synth.scene import FULL, make_scene, render
+from models import REFINER, VERIFIER
+from models.train.verifier import rectangle
 from vision.detect.refine import CROP_SHAPE, OFFSETS, BoxRefiner
 from vision.pipeline import HandScorer
-from datasets.synth.scene import FULL, make_scene, render
-from models.train.verifier import rectangle
 
 
 @pytest.fixture(scope="module")
@@ -142,12 +142,11 @@ def test_a_refiner_with_a_verdict_rebuilds_into_the_refiner_alone(tmp_path):
 
 def test_cli_train_verdict_gives_its_recipe_what_it_is_asked(monkeypatch, tmp_path):
     pytest.importorskip("torch")
-    import api.cli
-    from api.cli import main
+    from api.cli import lab_train, main
     from models.train.verdict import VerdictRecipe
 
     asked = []
-    monkeypatch.setattr(api.cli, "trained", lambda export, out, recipe, resume: asked.append((out, recipe)) or 0)
+    monkeypatch.setattr(lab_train, "trained", lambda export, out, recipe, resume: asked.append((out, recipe)) or 0)
     args = ["--scenes", "10", "--bright-scenes", "5", "--epochs", "2", "--seed", "3", "--start-from", "r.onnx"]
     assert main(["train", "verdict", *args, "--out", str(tmp_path)]) == 0
     assert main(["train", "verdict"]) == 0

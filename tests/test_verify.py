@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models import VERIFIER
+from benchmarks.eval.metrics import polygon_iou
 from datasets.labels import FACE_UP
+from datasets.synth.scene import FULL, make_scene, render
+from models import VERIFIER
+from models.train.verifier import NEGATIVE_IOU, POSITIVE_IOU, hard_boxes, label_boxes, rectangle
 from vision.detect.verify import (
     CROP_SHAPE,
     MARGIN_PX,
@@ -21,9 +24,6 @@ from vision.detect.verify import (
     side_ratios,
     suppress,
 )
-from benchmarks.eval.metrics import polygon_iou
-from datasets.synth.scene import FULL, make_scene, render
-from models.train.verifier import NEGATIVE_IOU, POSITIVE_IOU, hard_boxes, label_boxes, rectangle
 
 
 def test_a_crop_holds_the_box_with_its_end_on_the_left_and_a_margin_round_it():

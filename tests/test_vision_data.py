@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from api.cli import main
+from benchmarks.eval.run import read_predictions
 from datasets.labels import FACE_UP, STANDING
 from datasets.real import LabelError, box_labelled, iter_images, load_folder, load_gt_json, pip_labelled, real_root
-from benchmarks.eval.run import read_predictions
 from datasets.synth.dataset import (
     CONTACT_SHEET,
     HUB_CLASS,
@@ -85,7 +85,7 @@ def test_a_written_set_loads_back_with_its_labels(hand_set):
 
 def test_a_written_set_folder_holds_only_its_photos_for_the_commands_given_it(hand_set):
     """``hubcam score DIR`` on a rendered set scores its photos, not its contact sheet."""
-    from api.cli import photos_in
+    from api.cli.common import photos_in
 
     assert [photo.name for photo in photos_in([hand_set])] == ["00000.jpg", "00001.jpg", "00002.jpg"]
 
@@ -269,10 +269,10 @@ def test_cli_train_detector_records_a_halved_view_and_a_gentle_rate_in_its_recip
 @pytest.mark.parametrize("model", ["pips"])
 def test_cli_train_records_a_strided_stem_in_a_small_networks_recipe(monkeypatch, tmp_path, model):
     pytest.importorskip("torch")
-    import api.cli
+    from api.cli import lab_train
 
     asked = []
-    monkeypatch.setattr(api.cli, "trained", lambda export, out, recipe, resume: asked.append(recipe) or 0)
+    monkeypatch.setattr(lab_train, "trained", lambda export, out, recipe, resume: asked.append(recipe) or 0)
     for extra in ([], ["--strided-stem"]):
         assert main(["train", model, "--out", str(tmp_path), *extra]) == 0
     assert [recipe.strided_stem for recipe in asked] == [False, True]

@@ -14,8 +14,8 @@ def add_real_metrics(out_dir: Path) -> dict[str, Any] | None:
     """Measure the model in ``out_dir`` (with the bundled pip counter) on the labelled real
     photos and record it in its card; None when ../shared/real is absent. Measured only: the
     real photos are never trained on."""
-    from datasets.real import pip_labelled, real_root
     from benchmarks.eval.run import evaluate
+    from datasets.real import pip_labelled, real_root
     from vision.pipeline import HandScorer
 
     if real_root() is None:

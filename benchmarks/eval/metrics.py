@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from datasets.labels import FACE_UP, LabelledImage
 from benchmarks.eval.tables import FLAG_KINDS, TableScore, score_table
+from datasets.labels import FACE_UP, LabelledImage
 from vision.geometry import quad_iou
 from vision.observation import Observation, Sighting
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models import COUNTER
 from datasets.labels import FACE_UP, LabelledImage
+from models import COUNTER
 from vision.exposure import brightened
 from vision.geometry import HALF_IN_FRAME, is_cut
 from vision.observation import Observation, Sighting

@@ -21,15 +21,15 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from datasets.labels import LabelledImage
-from datasets.real import read_image
-from vision.draw import GREEN, MAGENTA, RED, contact_sheet, draw_tile, thickness_for
 from benchmarks.eval.metrics import (
     ImageScore,
     match_tiles,
     score_image,
     summarise,
 )
+from datasets.labels import LabelledImage
+from datasets.real import read_image
+from vision.draw import GREEN, MAGENTA, RED, contact_sheet, draw_tile, thickness_for
 from vision.observation import Observation
 
 Pipeline = Callable[[np.ndarray, LabelledImage], Observation]

@@ -22,10 +22,10 @@ from tqdm import tqdm
 
 from datasets.labels import FACE_DOWN, FACE_UP, STANDING, LabelledImage
 from datasets.real import read_image
+from datasets.synth.scene import FULL, SceneOptions, make_scene, render
 from vision.draw import GREEN, RED, contact_sheet, draw_tile, thickness_for
 from vision.read.halves import rectify
 from vision.sampling import halved_towards
-from datasets.synth.scene import FULL, SceneOptions, make_scene, render
 
 CONTACT_SHEET = Path("preview") / "contact_sheet.jpg"
 """Where in a set's folder its contact sheet goes."""

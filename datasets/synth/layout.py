@@ -13,10 +13,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine.tiles import domino_set
 from datasets.labels import FACE_DOWN, FACE_UP, STANDING
 from datasets.synth.options import SceneOptions
 from datasets.synth.styles import TileStyle
+from engine.tiles import domino_set
 
 MARKER_COLOURS = (
     (40, 40, 200),

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from engine.tiles import SET_SIZES
 from datasets.synth.pips import HELD_OUT, LAYOUTS
 from datasets.synth.styles import BRIGHT_SETS, FILM_SHARE, PIP_SHAPES, PIP_STYLES, PRINTED_BACKS
 from datasets.synth.table import TABLE_KINDS
+from engine.tiles import SET_SIZES
 
 
 @dataclass(frozen=True)

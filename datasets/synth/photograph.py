@@ -13,7 +13,6 @@ import cv2
 import numpy as np
 
 from datasets.labels import FACE_UP, STANDING
-from vision.geometry import halves_in_frame, is_cut
 from datasets.synth.camera import CameraChoice, random_camera
 from datasets.synth.effects import apply_look, random_look
 from datasets.synth.face import render_back, render_face
@@ -21,6 +20,7 @@ from datasets.synth.layout import Marker, Scene
 from datasets.synth.options import FULL, SceneOptions
 from datasets.synth.render import Box, Prism, cast_shadows, random_light
 from datasets.synth.table import render_table
+from vision.geometry import halves_in_frame, is_cut
 
 UP = np.array([0.0, 0.0, 1.0])
 

@@ -20,8 +20,6 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.labels import FACE_DOWN, FACE_UP
-from vision.read.halves import HALF_PX, cut_halves, in_half, rectified_corners
-from vision.read.pip_reader import COUNTS
 from datasets.synth.dataset import GENERATOR_VERSION
 from datasets.synth.face import face_corners, pip_centres
 from datasets.synth.scene import FULL, MAKERS, SceneOptions, make_scene, render
@@ -39,6 +37,8 @@ from models.train.smallnet import (
     predict,
     small_cnn,
 )
+from vision.read.halves import HALF_PX, cut_halves, in_half, rectified_corners
+from vision.read.pip_reader import COUNTS
 
 MIN_SHORT_SIDE_PX = 14
 """Tiles smaller than this in the photo are left out of training: their pips cannot be seen."""

@@ -166,9 +166,9 @@ def rebuilt_start(export: Path, images: list[Path], work: Path, recipe: Recipe) 
     """Starting weights rebuilt from an ONNX export, its batch norms measured on ``images``."""
     import cv2
 
-    from vision.detect.onnx_obb import padded_blob, view_of
     from datasets.synth.dataset import OBB_NAMES
     from models.train.from_onnx import rebuild, save_checkpoint
+    from vision.detect.onnx_obb import padded_blob, view_of
 
     calibration = [padded_blob(view_of(cv2.imread(str(path)), recipe.imgsz, recipe.halved_view))[0] for path in images]
     model = rebuild(export, OBB_NAMES, calibration, recipe.model)

@@ -26,13 +26,13 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.labels import FACE_UP
-from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
-from vision.geometry import quad_iou, short_edge_first
 from datasets.synth.scene import FULL, make_scene, render
 from models.train import smallnet
 from models.train.counter import loosen
 from models.train.smallnet import Checkpoint, fit, halving_block, held_out, images_only, photometric, predict
 from models.train.verifier import found_face_up
+from vision.detect.refine import CROP_SHAPE, LONG_PX, corners_to_offsets, crop_boxes
+from vision.geometry import quad_iou, short_edge_first
 
 SCENE_SIZE = (1280, 960)
 LEAST_SHOWN = 0.2
@@ -225,8 +225,8 @@ def real_boxes() -> tuple[np.ndarray, np.ndarray]:
 def train_and_export(out_dir: Path, recipe: RefinerRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, find, train, export, and write the card; ``resume``: go on from the epochs an
     unfinished run saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
-    from models import DETECTOR
     from datasets.real import real_root
+    from models import DETECTOR
 
     if recipe.start_from and not Path(recipe.start_from).is_file():
         raise FileNotFoundError(f"no refiner to start from at {recipe.start_from}")

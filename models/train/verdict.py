@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from vision.detect import refine, verify
-from vision.onnx_session import probabilities_of
 from models.train import smallnet
 from models.train.smallnet import Checkpoint, fit, flipped_photometric, held_out, images_only, predict
 from models.train.verifier import VerifierRecipe, acceptance, real_boxes, synthetic_boxes
+from vision.detect import refine, verify
+from vision.onnx_session import probabilities_of
 
 SHARED = 5
 """How many of the refiner's layers the verdict shares (``models.train.refiner.build_model``): its
@@ -191,8 +191,8 @@ def train_and_export(out_dir: Path, recipe: VerdictRecipe, resume: bool = False)
     """Render, crop, teach the head, export the refiner with it to ``out_dir/model.onnx``, and write the
     card: the refiner's own, with ``verdict`` added; ``resume``: go on from the epochs an unfinished run
     saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
-    from models import REFINER, VERIFIER
     from datasets.real import real_root
+    from models import REFINER, VERIFIER
     from vision.onnx_session import model_card
 
     source = Path(recipe.refiner) if recipe.refiner else REFINER

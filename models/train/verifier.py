@@ -30,8 +30,6 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.labels import FACE_DOWN, FACE_UP, STANDING
-from vision.detect.verify import CROP_SHAPE, crop_boxes
-from vision.geometry import halves_of, quad_iou, short_edge_first
 from datasets.synth.redrawn import Label
 from datasets.synth.scene import FULL, SceneOptions, make_scene, render
 from models.train import smallnet
@@ -45,6 +43,8 @@ from models.train.smallnet import (
     predict,
     small_cnn,
 )
+from vision.detect.verify import CROP_SHAPE, crop_boxes
+from vision.geometry import halves_of, quad_iou, short_edge_first
 
 Cropper = Callable[[np.ndarray, list[np.ndarray]], np.ndarray]
 """How boxes are cut from a photo for learning: ``(image, boxes) -> (n, ...)`` uint8 crops."""
@@ -301,8 +301,8 @@ def real_boxes(crop: Cropper = crop_boxes) -> tuple[np.ndarray, np.ndarray]:
 def train_and_export(out_dir: Path, recipe: VerifierRecipe, resume: bool = False) -> dict[str, Any]:
     """Render, propose, train, export, and write the card; ``resume``: go on from the epochs an
     unfinished run saved in ``out_dir`` (``models.train.smallnet.Checkpoint``)."""
-    from models import DETECTOR
     from datasets.real import real_root
+    from models import DETECTOR
 
     for path, what in ((recipe.start_from, "verifier to start from"), (recipe.proposals_from, "detector")):
         if path and not Path(path).is_file():

@@ -1,0 +1,172 @@
+"""The verbs of reading photos: ``score`` a hand, ``analyze`` a table (and, to come, ``watch`` a video)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from api.cli.common import UsageError, readable_photos, write_overlay
+from api.cli.pipelines import hand_scorer, table_reader
+from api.parsing import output_folder
+
+if TYPE_CHECKING:
+    from api.cli.common import AddVerb, Verbs
+    from vision.observation import Observation, Sighting
+    from vision.table_analysis import TableAnalysis
+
+
+def add_score(verbs: Verbs) -> None:
+    score = verbs.add_parser("score", help="read the tiles in hand photos and total their pips")
+    score.add_argument(
+        "photos", nargs="+", type=Path, help="JPEG or PNG photos, or folders of them (each photo directly inside)"
+    )
+    score.add_argument("--json", action="store_true", help="one JSON line per photo")
+    score.add_argument("--overlay", type=output_folder, metavar="DIR", help="write each photo with its tiles drawn on")
+    score.add_argument(
+        "--set", type=int, choices=[6, 9, 12, 15, 18], default=None,
+        help="the set's highest double (default: the smallest set that holds every count read with confidence)",
+    )  # fmt: skip
+    score.add_argument("--timings", action="store_true", help="add time per stage (ms)")
+    score.set_defaults(run=run_score)
+
+
+def add_analyze(verbs: Verbs) -> None:
+    analyze = verbs.add_parser("analyze", help="read a table in play: hub, engine, trains, lines of play and flags")
+    analyze.add_argument(
+        "photos", nargs="+", type=Path, help="JPEG or PNG photos, or folders of them (each photo directly inside)"
+    )
+    analyze.add_argument("--json", action="store_true", help="one JSON line per photo")
+    analyze.add_argument(
+        "--overlay", type=output_folder, metavar="DIR", help="write each photo with its trains drawn on"
+    )
+    analyze.add_argument(
+        "--set", type=int, choices=[6, 9, 12, 15, 18], default=None,
+        help="the set's highest double (default: judged from the photo; then no tile is flagged out_of_set)",
+    )  # fmt: skip
+    analyze.add_argument(
+        "--seats", type=Path, metavar="FILE",
+        help='who owns each slot: JSON {"slots": {"<angle>": seat, ...}, "mexican": <angle>} (default: owners null)',
+    )  # fmt: skip
+    analyze.add_argument("--timings", action="store_true", help="add time per stage (ms)")
+    analyze.set_defaults(run=run_analyze)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from vision.overlay import draw_hand
+
+    scorer = hand_scorer(highest=args.set)
+    if args.overlay:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    overlays: set[str] = set()
+    for path, image, decode_ms in readable_photos(args.photos, args.json, "scoring"):
+        if image is None:
+            failed += 1
+            continue
+        seen = scorer(image).with_decode(decode_ms)
+        if seen.over_set:
+            print(
+                f"hubcam score: warning: {path}: {seen.over_set} tiles read surely as more pips than double-{args.set} "
+                "holds: is the set larger?",
+                file=sys.stderr,
+            )
+        if args.json:
+            print(json.dumps(seen.to_json(str(path), args.timings)))
+        else:
+            print(score_text(str(path), seen, args.timings))
+        if args.overlay:
+            write_overlay(args.overlay, path, draw_hand(image, seen), overlays)
+    return 1 if failed else 0
+
+
+def score_text(image: str, seen: Observation, timings: bool = False) -> str:
+    """``hubcam score``'s table: a tile per line, as the JSON has it: the pips read (with "?" where
+    nothing was read, or after a reading left out as uncertain), its confidence and why it is not counted."""
+    from vision.observation import Reason
+
+    lines = [f"{image}: {len(seen.tiles)} tiles, total {seen.total}"]
+    for index, tile in enumerate(seen.tiles):
+        reading = "?" if tile.pips is None else f"{tile.pips[0]}-{tile.pips[1]}" + ("?" if tile.uncertain else "")
+        notes = ""
+        if tile.reason is not None:
+            twin = seen.twin_of(index)
+            why = tile.reason.message if twin is None else f"read like the surer tile {twin + 1}"
+            notes = f" (uncertain: {why}, not counted)"
+        if tile.cut and tile.reason is not Reason.BEYOND_FRAME:
+            notes += " (cut by the frame)"
+        lines.append(f"  {index + 1:>2}. {reading:<6} confidence {tile.confidence:.2f}{notes}")
+    if seen.cut_by_frame:
+        cut = len(seen.cut_by_frame)
+        lines.append(
+            f"  and {cut} {'tile' if cut == 1 else 'tiles'} cut by the frame, not counted: a wider photo shows them"
+        )
+    if timings:
+        lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in seen.timings_ms.items()))
+    return "\n".join(lines)
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    from vision.overlay import draw_table
+    from vision.table_analysis import Seats, TableAnalysis
+
+    seats = None
+    if args.seats is not None:
+        try:
+            seats = Seats.from_json(json.loads(args.seats.read_text()))
+        except (OSError, ValueError) as error:
+            raise UsageError(f"--seats {args.seats}: {error}") from None
+    reader = table_reader(highest=args.set)
+    if args.overlay:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+    failed, overlays = 0, set[str]()
+    for path, image, decode_ms in readable_photos(args.photos, args.json, "analyzing"):
+        if image is None:
+            failed += 1
+            continue
+        seen = reader(image).with_decode(decode_ms)
+        analysis = TableAnalysis.of(seen, str(path), seats, args.timings)
+        print(json.dumps(analysis.to_json()) if args.json else analysis_text(analysis))
+        if args.overlay and seen.layout is not None:
+            write_overlay(args.overlay, path, draw_table(image, seen, analysis), overlays)
+    return 1 if failed else 0
+
+
+def analysis_text(analysis: TableAnalysis) -> str:
+    """``hubcam analyze``'s table: the hub and engine, each train from the hub out, lines of play,
+    loose tiles and the flags, as the JSON has them; a tile read but left out as uncertain has a "?"
+    after its pips, as ``hubcam score`` writes it."""
+
+    def pips(pair: Sequence[int] | None) -> str:
+        return "?" if pair is None else f"{pair[0]}-{pair[1]}"
+
+    def reading(tile: Sighting) -> str:
+        return pips(tile.pips) + ("?" if tile.pips is not None and tile.uncertain else "")
+
+    hub = "not seen, engine unknown" if analysis.hub is None else f"seen, the engine {pips(analysis.engine)}"
+    lines = [f"{analysis.image}: {len(analysis.tiles)} tiles, hub {hub}"]
+    for number, train in enumerate(analysis.trains):
+        owner = (
+            ""
+            if train.owner is None
+            else f" ({'Mexican train' if train.owner == 'mexican' else 'seat ' + str(train.owner)})"
+        )
+        played = " ".join(pips(pair) for pair in train.pips)
+        marker = ", its marker out" if train.marker else ""
+        lines.append(f"  train {number + 1} at {train.slot_angle:.0f} deg{owner}{marker}: {played}")
+    for chain in analysis.chains:
+        lines.append("  line of play: " + " ".join(pips(pair) for pair in chain.pips))
+    if analysis.loose:
+        lines.append("  loose: " + ", ".join(reading(analysis.tiles[index]) for index in analysis.loose))
+    for flag in analysis.flags:
+        lines.append(f"  ! {flag.kind.value}: {flag.message}")
+    if analysis.timings_ms is not None:
+        lines.append("  " + ", ".join(f"{stage} {ms:.1f} ms" for stage, ms in analysis.timings_ms.items()))
+    return "\n".join(lines)
+
+
+VERBS: dict[str, AddVerb] = {"score": add_score, "analyze": add_analyze}
+"""This room's verbs, each by the function that adds it to the parser."""
