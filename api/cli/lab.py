@@ -24,12 +24,21 @@ MOST_TILT = 75.0
 
 
 def add_synth(verbs: Verbs) -> None:
-    synth = verbs.add_parser("synth", help="render synthetic table photos with exact labels")
-    synth.add_argument("--kind", choices=["hand", "table"], required=True, help="hands of tiles, or tables in play")
-    synth.add_argument("--n", type=int, required=True, help="how many images")
+    synth = verbs.add_parser("synth", help="render synthetic table photos (or videos of play) with exact labels")
+    synth.add_argument(
+        "--kind", choices=["hand", "table", "video"], required=True,
+        help="hands of tiles, tables in play, or videos of a round being played (ground truth per event)",
+    )  # fmt: skip
+    synth.add_argument("--n", type=int, required=True, help="how many images (videos)")
     synth.add_argument("--seed", type=int, default=0, help="set seed (default 0): same seed, same images")
     synth.add_argument("--out", type=output_folder, required=True, help="folder to write (re-running resumes)")
-    synth.add_argument("--size", default="1280x960", help="image size WIDTHxHEIGHT (default 1280x960)")
+    synth.add_argument(
+        "--size", default=None, help="image size WIDTHxHEIGHT (default 1280x960; videos 1280x720)"
+    )  # fmt: skip
+    synth.add_argument("--players", type=int, default=None, help="videos: seats at the table, 2-6 (default: drawn)")
+    synth.add_argument(
+        "--plays", type=int, default=None, help="videos: tiles laid before the video stops (default: drawn, 15-30)"
+    )  # fmt: skip
     synth.add_argument("--workers", type=int, default=2, help="processes rendering in parallel (default 2)")
     synth.add_argument(
         "--bright-sets", type=float, default=None, metavar="SHARE",
@@ -107,9 +116,13 @@ def run_synth(args: argparse.Namespace) -> int:
     from datasets.synth.dataset import CONTACT_SHEET, write_set
     from datasets.synth.scene import FULL, MAKERS, UNSEEN_MAKERS
 
-    size = _parse_size(args.size)
     if args.n < 1:
         raise UsageError(f"invalid --n: {args.n} (expected at least 1)")
+    if args.kind == "video":
+        return _run_synth_video(args)
+    if args.players is not None or args.plays is not None:
+        raise UsageError("--players and --plays are for --kind video")
+    size = _parse_size(args.size or "1280x960")
     options = {"usual": FULL, "training": MAKERS, "unseen": UNSEEN_MAKERS}[args.makers]
     for flag, share in (("bright_sets", args.bright_sets), ("printed_backs", args.printed_backs)):
         if share is not None:
@@ -124,6 +137,20 @@ def run_synth(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"{len(names)} {args.kind} images with labels in {args.out} (contact sheet: {args.out / CONTACT_SHEET})")
+    return 0
+
+
+def _run_synth_video(args: argparse.Namespace) -> int:
+    from datasets.synth.video import VideoOptions, write_videos
+
+    size = _parse_size(args.size or "1280x720")
+    if args.players is not None and not 2 <= args.players <= 6:
+        raise UsageError(f"invalid --players: {args.players} (expected 2 to 6)")
+    if args.plays is not None and args.plays < 1:
+        raise UsageError(f"invalid --plays: {args.plays} (expected at least 1)")
+    options = VideoOptions(players=args.players, plays=args.plays)
+    names = write_videos(args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
+    print(f"{len(names)} videos with ground truth in {args.out} (NNNNN.mp4, .json, .truth.jsonl, _seats.json)")
     return 0
 
 

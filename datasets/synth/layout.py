@@ -5,6 +5,7 @@ of a table in play; each drawn from the scene's random stream, so the same seed 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
@@ -190,19 +191,8 @@ def lay_table(scene: Scene, rng: random.Random) -> None:
     players = rng.randint(2, 8)
     slots = max(players + 1, rng.choice([8, 9, 10]) if players < 8 else players + 1)
     engine_number = scene.highest - rng.randint(0, min(scene.highest, 4))
-    hub_radius = length * rng.uniform(1.1, 1.5)
-    hub_height = thickness * rng.uniform(0.6, 1.2)
-    hub_colour = rng.choice([(150, 150, 150), (60, 150, 200), (40, 40, 160), (30, 30, 30), (200, 200, 200)])
-    if rng.random() < 0.3:  # any colour at all
-        hub_colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
-    scene.hub = {
-        "centre_mm": (0.0, 0.0),
-        "radius_mm": hub_radius,
-        "height_mm": hub_height,
-        "colour": hub_colour,
-        "slots": slots,
-        "look": rng.choice(HUB_LOOKS),
-    }
+    scene.hub = _new_hub(rng, length, thickness, slots)
+    hub_radius, hub_height = scene.hub["radius_mm"], scene.hub["height_mm"]
     pool = [tile for tile in _shuffled_set(scene.highest, rng) if tile != (engine_number, engine_number)]
     footprints: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
     scene.engine = len(scene.tiles)
@@ -227,6 +217,90 @@ def lay_table(scene: Scene, rng: random.Random) -> None:
         if pool and _place(scene, footprints, pool[-1], centre, rng.uniform(0, 2 * math.pi), (length, width)):
             pool.pop()
     _flag_train_faults(scene)
+
+
+def _new_hub(rng: random.Random, length: float, thickness: float, slots: int) -> dict[str, Any]:
+    """A hub of random size, height, colour and look with ``slots`` slots, at the table's origin."""
+    hub_radius = length * rng.uniform(1.1, 1.5)
+    hub_height = thickness * rng.uniform(0.6, 1.2)
+    hub_colour = rng.choice([(150, 150, 150), (60, 150, 200), (40, 40, 160), (30, 30, 30), (200, 200, 200)])
+    if rng.random() < 0.3:  # any colour at all
+        hub_colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+    return {
+        "centre_mm": (0.0, 0.0),
+        "radius_mm": hub_radius,
+        "height_mm": hub_height,
+        "colour": hub_colour,
+        "slots": slots,
+        "look": rng.choice(HUB_LOOKS),
+    }
+
+
+@dataclass(frozen=True)
+class TrainEnd:
+    """Where a growing train's next tile goes (a point on the table in mm and a direction), where the
+    train starts, and how much it bends at each tile."""
+
+    position: tuple[float, float]
+    direction: float
+    start: tuple[float, float]
+    start_direction: float
+    bend: float
+
+
+def lay_empty_table(scene: Scene, rng: random.Random, players: int, engine_number: int) -> list[TrainEnd]:
+    """The hub with the engine and an empty train for each seat and the Mexican train (the table at a
+    round's start, laid as ``lay_table`` lays it); returns where each train's first tile goes."""
+    length, _, thickness = scene.style.size_mm
+    slots = max(players + 1, rng.choice([8, 9, 10]))
+    scene.hub = _new_hub(rng, length, thickness, slots)
+    scene.engine = len(scene.tiles)
+    scene.tiles.append(
+        PlacedTile((engine_number, engine_number), (0.0, 0.0), rng.uniform(0, 2 * math.pi), z_mm=scene.hub["height_mm"])
+    )
+    first_slot = rng.randrange(slots)
+    ends = []
+    for order, owner in enumerate([*range(players), "mexican"]):
+        slot = (first_slot + order) % slots
+        direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
+        reach = scene.hub["radius_mm"] + rng.uniform(1, 6)
+        start = (reach * math.cos(direction), reach * math.sin(direction))
+        bend = rng.uniform(-0.08, 0.08) if rng.random() < 0.4 else 0.0
+        scene.trains.append(Train(owner, slot, []))
+        ends.append(TrainEnd(start, direction, start, direction, bend))
+    return ends
+
+
+def extend_train(scene: Scene, train_index: int, end: TrainEnd, pips: tuple[int, int], rng: random.Random) -> TrainEnd:
+    """Lay the tile ``pips`` (inner end, outer end) at the end of a train, a double crosswise as
+    ``_grow_train`` lays them, whether or not it matches; returns the train's new end."""
+    length, width, _ = scene.style.size_mm
+    heading = np.array([math.cos(end.direction), math.sin(end.direction)])
+    position = np.array(end.position)
+    if pips[0] == pips[1]:
+        centre, angle, step = position + heading * width / 2, end.direction + math.pi / 2, width
+    else:
+        centre, angle, step = position + heading * length / 2, end.direction, length
+    scene.tiles.append(PlacedTile(pips, (float(centre[0]), float(centre[1])), angle))
+    scene.trains[train_index].tiles.append(len(scene.tiles) - 1)
+    after = position + heading * (step + rng.uniform(0.2, 1.5))
+    return dataclasses.replace(end, position=(float(after[0]), float(after[1])), direction=end.direction + end.bend)
+
+
+def put_marker(scene: Scene, train_index: int, end: TrainEnd, colour: tuple[int, int, int], shape: str) -> None:
+    """A train marker beside a train's first tile, out of the way of the tiles still to come."""
+    length, width, _ = scene.style.size_mm
+    along = np.array([math.cos(end.start_direction), math.sin(end.start_direction)])
+    across = np.array([-along[1], along[0]])
+    centre = np.array(end.start) + along * length * 0.9 + across * width * 1.25
+    scene.markers.append(Marker((float(centre[0]), float(centre[1])), end.start_direction, colour, shape, train_index))
+    scene.trains[train_index].marker = True
+
+
+def take_marker(scene: Scene, train_index: int) -> None:
+    """The marker of a train taken off the table (its owner played on it)."""
+    scene.markers = [marker for marker in scene.markers if marker.train != train_index]
+    scene.trains[train_index].marker = False
 
 
 def _grow_train(

@@ -13,12 +13,12 @@ import cv2
 import numpy as np
 
 from datasets.labels import FACE_UP, STANDING
-from datasets.synth.camera import CameraChoice, random_camera
-from datasets.synth.effects import apply_look, random_look
+from datasets.synth.camera import Camera, CameraChoice, random_camera
+from datasets.synth.effects import Look, apply_look, random_look
 from datasets.synth.face import render_back, render_face
 from datasets.synth.layout import Marker, Scene
 from datasets.synth.options import FULL, SceneOptions
-from datasets.synth.render import Box, Prism, cast_shadows, random_light
+from datasets.synth.render import Box, Light, Prism, cast_shadows, random_light
 from datasets.synth.table import render_table
 from vision.geometry import halves_in_frame, is_cut
 
@@ -275,3 +275,55 @@ def _hub_label(hub: dict[str, Any], camera: Any) -> dict[str, Any]:
         "radius": round(float(np.linalg.norm(rim - centre, axis=1).mean()), 1),
         "corners": np.round(corners, 1).tolist(),
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class Shot:
+    """One camera, light, look and table top, fixed: photographing several states of one table
+    alike, as the frames of a video from a camera clamped over it (only what changed differs)."""
+
+    camera: Camera
+    light: Light
+    table: np.ndarray
+    """The table top seen through the camera (undistorted frame), drawn once."""
+    look: Look
+    seed: int
+    """The stream the tiles' textures and the sensor's noise draw from, the same for every state."""
+
+
+def fixed_shot(
+    scene: Scene,
+    size_px: tuple[int, int],
+    choice: CameraChoice,
+    seed: int,
+    options: SceneOptions = FULL,
+    around: tuple[np.ndarray, float] | None = None,
+) -> Shot:
+    """A shot framing ``scene`` (its largest state: every tile it will hold), or the circle ``around``
+    (a centre in mm and a radius), from a camera drawn as ``choice`` says; no portrait turn and no
+    motion blur (a clamped camera)."""
+    rng = random.Random(f"shot-{seed}")
+    target, radius = scene.extent_mm() if around is None else around
+    camera = random_camera(rng, target, radius, size_px, choice, tile_mm=scene.style.size_mm[0])
+    light = random_light(np.random.default_rng(rng.randrange(2**32)))
+    table = _table_frame(scene, camera, rng)
+    look = dataclasses.replace(random_look(rng), motion_px=0.0, jpeg_quality=95)
+    if not options.photo:
+        camera = dataclasses.replace(camera, k1=0.0)
+    return Shot(camera, light, table, look, rng.randrange(2**32))
+
+
+def photograph(scene: Scene, shot: Shot, options: SceneOptions = FULL) -> tuple[np.ndarray, dict[str, Any]]:
+    """Photograph ``scene`` through a fixed ``shot``: the BGR image and its label, as ``render`` gives.
+    Tiles keep their textures from state to state as long as tiles are only added after them."""
+    rng = random.Random(shot.seed)
+    frame = shot.table.copy()
+    objects, hidden = _objects(scene, shot.camera, rng, glare=options.glare)
+    if options.shadows:
+        cast_shadows(frame, shot.camera, shot.light, [item.outline() for item, _ in objects])
+    for item, _ in sorted(objects, key=lambda pair: -shot.camera.distance(pair[0].centre)):
+        item.draw(frame, shot.camera, shot.light)
+    image = (
+        apply_look(shot.camera.distort_image(frame), shot.look, random.Random(shot.seed)) if options.photo else frame
+    )
+    return image, _label(scene, shot.camera, objects, hidden)
