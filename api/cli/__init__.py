@@ -17,7 +17,7 @@ from api.cli.common import UsageError
 from api.parsing import Parser, version
 from engine import LogError, RulesError
 
-ORDER = ("referee", "rules", "simulate", "synth", "export", "score", "analyze", "serve", "train", "eval")
+ORDER = ("referee", "rules", "simulate", "synth", "export", "score", "analyze", "watch", "serve", "train", "eval")
 """The verbs in the order ``hubcam --help`` lists them."""
 
 

@@ -12,7 +12,9 @@ from api.cli.common import UsageError
 
 if TYPE_CHECKING:
     from vision.pipeline import HandScorer
+    from vision.table_analysis import Seats
     from vision.table_reader import TableReader
+    from vision.watch.watcher import Watcher
 
 Models = Mapping[str, Path | None]
 """ONNX files in place of the bundled ones, by role (``counter``, ``detector``, ``verifier``, ``refiner``);
@@ -44,3 +46,13 @@ def table_reader(models: Models | None = None, highest: int | None = None) -> Ta
 
     with models_at_hand():
         return TableReader(highest=highest, **(models or {}))
+
+
+def table_watcher(
+    players: int, highest: int, seats: Seats | None, starter: int, models: Models | None = None
+) -> Watcher:
+    """``hubcam watch``'s pipeline: the stability gate, ``hubcam analyze``'s reader on each new stable
+    frame, and the engine judging each play in unknown-hands mode."""
+    from vision.watch.watcher import Watcher
+
+    return Watcher(table_reader(models, highest), players=players, highest=highest, seats=seats, starter=starter)

@@ -1,4 +1,4 @@
-"""The verbs of reading photos: ``score`` a hand, ``analyze`` a table (and, to come, ``watch`` a video)."""
+"""The verbs of reading photos: ``score`` a hand, ``analyze`` a table, ``watch`` a round being played."""
 
 from __future__ import annotations
 
@@ -10,13 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from api.cli.common import UsageError, readable_photos, write_overlay
-from api.cli.pipelines import hand_scorer, table_reader
+from api.cli.pipelines import hand_scorer, table_reader, table_watcher
 from api.parsing import output_folder
 
 if TYPE_CHECKING:
+    import cv2
+    import numpy as np
+
     from api.cli.common import AddVerb, Verbs
     from vision.observation import Observation, Sighting
-    from vision.table_analysis import TableAnalysis
+    from vision.table_analysis import Seats, TableAnalysis
+    from vision.watch.watcher import Watcher
 
 
 def add_score(verbs: Verbs) -> None:
@@ -53,6 +57,27 @@ def add_analyze(verbs: Verbs) -> None:
     )  # fmt: skip
     analyze.add_argument("--timings", action="store_true", help="add time per stage (ms)")
     analyze.set_defaults(run=run_analyze)
+
+
+def add_watch(verbs: Verbs) -> None:
+    watch = verbs.add_parser("watch", help="watch a round being played: each play, flag and take-back as it happens")
+    source = watch.add_mutually_exclusive_group(required=True)
+    source.add_argument("--video", type=Path, metavar="FILE", help="a video of the table (MP4, AVI, ...)")
+    source.add_argument("--camera", type=int, metavar="N", help="camera number N (0: the first)")
+    watch.add_argument("--players", type=int, default=4, help="seats at the table (default 4)")
+    watch.add_argument(
+        "--set", type=int, choices=[6, 9, 12, 15, 18], default=12, help="the set's highest double (default 12)"
+    )
+    watch.add_argument(
+        "--seats", type=Path, metavar="FILE",
+        help='who owns each slot: JSON {"slots": {"<angle>": seat, ...}, "mexican": <angle>} (without it plays '
+        "are reported but not judged)",
+    )  # fmt: skip
+    watch.add_argument("--starter", type=int, default=0, help="the seat that plays first (default 0)")
+    watch.add_argument("--show", action="store_true", help="show the frames with the overlay in a window")
+    watch.add_argument("--record", type=Path, metavar="FILE", help="write the frames with the overlay as a video (MP4)")
+    watch.add_argument("--json", action="store_true", help="one JSON line per event (docs/watching.md)")
+    watch.set_defaults(run=run_watch)
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -111,14 +136,9 @@ def score_text(image: str, seen: Observation, timings: bool = False) -> str:
 
 def run_analyze(args: argparse.Namespace) -> int:
     from vision.overlay import draw_table
-    from vision.table_analysis import Seats, TableAnalysis
+    from vision.table_analysis import TableAnalysis
 
-    seats = None
-    if args.seats is not None:
-        try:
-            seats = Seats.from_json(json.loads(args.seats.read_text()))
-        except (OSError, ValueError) as error:
-            raise UsageError(f"--seats {args.seats}: {error}") from None
+    seats = seat_map(args.seats)
     reader = table_reader(highest=args.set)
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
@@ -133,6 +153,109 @@ def run_analyze(args: argparse.Namespace) -> int:
         if args.overlay and seen.layout is not None:
             write_overlay(args.overlay, path, draw_table(image, seen, analysis), overlays)
     return 1 if failed else 0
+
+
+def seat_map(path: Path | None) -> Seats | None:
+    """``--seats FILE`` read, or None without one; a file that is no seat map is a usage error."""
+    from vision.table_analysis import Seats
+
+    if path is None:
+        return None
+    try:
+        return Seats.from_json(json.loads(path.read_text()))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--seats {path}: {error}") from None
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    """Frames in order through the watcher, each event printed as it is known, the state at the end. A
+    source that cannot be opened is a usage error; one that stops (or Ctrl-C) ends with the state so far."""
+    from vision.watch.show import event_text
+    from vision.watch.source import SourceError, open_camera, open_video
+
+    if not 2 <= args.players <= 12:
+        raise UsageError(f"--players {args.players}: expected 2 to 12 seats")
+    if not 0 <= args.starter < args.players:
+        raise UsageError(f"--starter {args.starter}: expected a seat from 0 to {args.players - 1}")
+    seats = seat_map(args.seats)
+    try:
+        source = open_video(args.video) if args.video is not None else open_camera(args.camera)
+    except SourceError as error:
+        raise UsageError(str(error)) from None
+    watcher = table_watcher(args.players, args.set, seats, args.starter)
+    screen = _Screen(args.show, args.record, source.fps)
+
+    def say(event: dict[str, object]) -> None:
+        print(json.dumps(event) if args.json else event_text(event), flush=True)
+
+    index, t_s = -1, 0.0
+    try:
+        for index, t_s, frame in source.frames():
+            for event in watcher.feed(frame, index, t_s):
+                say(event)
+            if not screen.draw(frame, watcher):
+                break  # the window was closed, or q pressed
+    except KeyboardInterrupt:
+        print(f"hubcam watch: stopped at frame {index}", file=sys.stderr)
+    finally:
+        screen.close()
+    if index < 0:
+        raise UsageError(f"{source.name}: no frame could be decoded (an empty or corrupt video?)")
+    final = watcher.finish(index, t_s)
+    if args.json:
+        say(final)
+    else:
+        print(final["error"] if "error" in final else analysis_text(_final_analysis(final)))
+    return 0
+
+
+def _final_analysis(state: dict[str, object]) -> TableAnalysis:
+    from vision.table_analysis import TableAnalysis
+
+    return TableAnalysis.from_json({key: value for key, value in state.items() if key not in ("frame", "t_s", "event")})
+
+
+class _Screen:
+    """``--show`` and ``--record``: each frame with its overlay in a window and/or a video. A window that
+    cannot open (no display) is skipped with a warning; a video that cannot be written is a usage error."""
+
+    def __init__(self, show: bool, record: Path | None, fps: float) -> None:
+        self.show, self.record, self.fps = show, record, fps
+        self.writer: cv2.VideoWriter | None = None
+
+    def draw(self, frame: np.ndarray, watcher: Watcher) -> bool:
+        import cv2
+
+        from vision.watch.show import watched_frame
+
+        if not (self.show or self.record):
+            return True
+        drawn = watched_frame(frame, watcher.seen, watcher.analysis, watcher.last_events)
+        if self.record is not None:
+            if self.writer is None:
+                height, width = drawn.shape[:2]
+                self.writer = cv2.VideoWriter(
+                    str(self.record), cv2.VideoWriter_fourcc(*"mp4v"), self.fps, (width, height)
+                )
+                if not self.writer.isOpened():
+                    raise UsageError(f"--record {self.record}: cannot write a video there")
+            self.writer.write(drawn)
+        if self.show:
+            try:
+                cv2.imshow("hubcam watch", drawn)
+                return (cv2.waitKey(1) & 0xFF) != ord("q")
+            except cv2.error:
+                print("hubcam watch: warning: no display for --show: going on without the window", file=sys.stderr)
+                self.show = False
+        return True
+
+    def close(self) -> None:
+        import cv2
+
+        if self.writer is not None:
+            self.writer.release()
+        if self.show:
+            cv2.destroyAllWindows()
 
 
 def analysis_text(analysis: TableAnalysis) -> str:
@@ -168,5 +291,5 @@ def analysis_text(analysis: TableAnalysis) -> str:
     return "\n".join(lines)
 
 
-VERBS: dict[str, AddVerb] = {"score": add_score, "analyze": add_analyze}
+VERBS: dict[str, AddVerb] = {"score": add_score, "analyze": add_analyze, "watch": add_watch}
 """This room's verbs, each by the function that adds it to the parser."""

@@ -1,0 +1,211 @@
+"""``hubcam watch``: frames of a rendered table with a tile laid, hands passing and the camera moved,
+through the stability gate, the table reader and the engine (issue 66). The frames are made here from
+two renders of one scene, with the tile and without it (the lab's renderer: tests are not run time)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from api.cli import main
+from engine import Tile
+from vision.plays import WatchReferee, candidates, pick, watch_rules
+from vision.table_analysis import Seats, TableAnalysis
+from vision.watch.motion import MotionGate
+from vision.watch.watcher import Watcher
+
+SEED, TRAIN = 1, 0
+"""The scene (its trains: seats 0, 1, 2 and the Mexican train; double-9) and the train whose last tile is laid."""
+SIZE = (1280, 720)
+
+
+@pytest.fixture(scope="module")
+def table():
+    """(before, after, seats, highest, the tile laid as inner-outer): two renders of one scene, the
+    train's last tile left out of the first, the camera the same."""
+    from datasets.synth.photograph import render
+    from datasets.synth.scene import make_scene
+    from vision.table_reader import TableReader
+
+    scene = make_scene("table", SEED)
+    after, _ = render(scene, SIZE, clean=True)
+    without = copy.deepcopy(scene)
+    extent = scene.extent_mm()
+    without.extent_mm = lambda: extent  # the camera frames the scene as with the tile
+    laid = without.trains[TRAIN].tiles.pop()
+    without.tiles[laid].centre_mm = (1e5, 1e5)  # far off the table: everything else renders as before
+    before, _ = render(without, SIZE, clean=True)
+    reader = TableReader(highest=scene.highest)
+    analysis = TableAnalysis.of(reader(after), "after")
+    seats = Seats({train.slot_angle: owner.owner for train, owner in zip(analysis.trains, scene.trains, strict=True)})
+    inner = analysis.trains[TRAIN].pips[-1]
+    return before, after, seats, scene.highest, reader, f"{inner[0]}-{inner[1]}"
+
+
+def hand_over(frame: np.ndarray, where: float) -> np.ndarray:
+    """``frame`` with a skin-coloured hand and forearm reaching in from the foot, ``where`` (0-1) across."""
+    drawn = frame.copy()
+    height, width = drawn.shape[:2]
+    x, y = int(width * (0.1 + 0.8 * where)), int(height * 0.45)
+    cv2.line(drawn, (x, y), (x + 220, height + 60), (105, 145, 200), 100)
+    cv2.ellipse(drawn, (x, y), (95, 65), 30, 0, 360, (120, 160, 215), -1)
+    return drawn
+
+
+def passing(frame: np.ndarray, frames: int = 10) -> list[np.ndarray]:
+    return [hand_over(frame, step / (frames - 1)) for step in range(frames)]
+
+
+def shifted(frame: np.ndarray, dx: int = 70, dy: int = 40) -> np.ndarray:
+    move = np.float32([[1, 0, dx], [0, 1, dy]])
+    return cv2.warpAffine(frame, move, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+
+
+def watch(table, frames: list[np.ndarray]) -> list[dict]:
+    _, _, seats, highest, reader, _ = table
+    watcher = Watcher(reader, players=3, highest=highest, seats=seats, starter=TRAIN)
+    return [event for index, frame in enumerate(frames) for event in watcher.feed(frame, index, index / 15)]
+
+
+def test_a_tile_laid_is_one_play_told_once_the_hand_has_left(table):
+    before, after, _, _, _, tile = table
+    frames = [before] * 6 + passing(before) + [after] * 8
+    events = watch(table, frames)
+    assert [(e["event"], e["player"], e["tile"], e["train"], e["legal"]) for e in events] == [
+        ("play", TRAIN, tile, TRAIN, True)
+    ]
+    left = 6 + 10  # the first frame without the hand
+    assert left <= events[0]["frame"] <= left + 15  # within 1 s of video (15 frames/s)
+
+
+def test_a_hand_passing_over_the_table_is_no_event(table):
+    before, _, _, _, _, _ = table
+    frames = [before] * 6 + passing(before) + [before] * 6 + passing(before, 6)[::-1] + [before] * 40
+    assert watch(table, frames) == []
+
+
+def test_a_tile_taken_back_is_a_takeback_not_a_crash(table):
+    before, after, _, _, _, tile = table
+    frames = [before] * 6 + passing(before) + [after] * 6 + passing(after) + [before] * 40
+    events = watch(table, frames)
+    assert [(e["event"], e["tile"]) for e in events] == [("play", tile), ("takeback", tile)]
+
+
+def test_the_camera_moved_is_lost_then_the_table_is_found_again(table):
+    before, after, _, _, _, tile = table
+    frames = [before] * 6 + passing(before) + [shifted(before)] * 6 + passing(shifted(after)) + [shifted(after)] * 6
+    events = watch(table, frames)
+    assert [e["event"] for e in events] == ["lost", "play"]
+    assert (events[1]["tile"], events[1]["train"], events[1]["legal"]) == (tile, TRAIN, True)
+
+
+def test_the_gate_stays_quiet_for_a_still_table_and_flickering_light():
+    gate = MotionGate()
+    frame = np.random.default_rng(0).integers(60, 200, (480, 640, 3), dtype=np.uint8)
+    frame = cv2.GaussianBlur(frame, (9, 9), 0)
+    changes = [gate.feed(cv2.convertScaleAbs(frame, alpha=1.0 + 0.08 * (index % 2))) for index in range(80)]
+    assert [index for index, change in enumerate(changes) if change is not None] == [3]  # the first stable picture
+
+
+def test_generate_and_test_takes_the_reading_and_asks_again_when_unsure():
+    unseen = [Tile(6, 4), Tile(4, 3), Tile(5, 3)]
+    sure = np.zeros((2, 10))
+    sure[0, 4], sure[1, 3] = 0.97, 0.9
+    sure[1, 5] = 0.1
+    best = pick(candidates((4, 3), sure, 0, {4}, unseen))
+    assert best is not None and (best.inner, best.outer) == (4, 3)
+    flipped = pick(candidates((3, 4), sure[::-1], 1, {4}, unseen))  # the inner half is the sighting's second
+    assert flipped is not None and (flipped.inner, flipped.outer) == (4, 3)
+    torn = np.zeros((2, 10))
+    torn[0, 4], torn[1, 3], torn[1, 5] = 0.95, 0.5, 0.5
+    assert pick(candidates((4, 3), torn, 0, {4}, [*unseen, Tile(5, 4)])) is None  # 4-3 or 4-5: ask again
+    only = pick(candidates((4, 3), torn, 0, {4}, unseen))  # the 4-5 is on the table already: only 4-3 fits
+    assert only is not None and only.tile == Tile(4, 3)
+    assert pick(candidates((4, 3), None, 0, {4}, [Tile(5, 3)])) is None
+
+
+def test_the_referee_judges_who_may_play_where():
+    referee = WatchReferee.start(watch_rules(players=3, highest=9), engine=9, starter=0)
+    assert referee.play(0, Tile(9, 4), 0).verdict.legal
+    late = referee.play(2, Tile(9, 1), 2)  # seat 1 has no marker out: it cannot have passed unseen
+    assert (late.player, late.verdict.reason) == (2, "not_your_turn")
+    assert referee.passed(1) == []
+    assert referee.play(2, Tile(9, 1), 2).verdict.legal
+    double = referee.play(0, Tile(4, 4), 0)
+    assert double.verdict.legal and referee.state.turn == 0  # a double calls for another tile
+    assert referee.passed(0) == [(4, 0, 0)]  # the turn ends with it open: unsatisfied
+    assert referee.take_back(Tile(4, 4), 0)  # undone, and the pass after it
+    assert Tile(4, 4) not in referee.state.on_table and referee.state.turn == 0
+    assert referee.take_back(Tile(9, 4), 0) is False  # not the last play: left as it is
+
+
+def test_watch_reads_a_video_file_and_ends_with_the_state(table, tmp_path, capsys):
+    before, after, seats, highest, _, tile = table
+    video, seat_file, record = tmp_path / "round.mp4", tmp_path / "seats.json", tmp_path / "overlay.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 15, SIZE)
+    for frame in [before] * 6 + passing(before) + [after] * 8:
+        writer.write(frame)
+    writer.release()
+    slots = {str(angle): seat for angle, seat in seats.slots.items() if seat != "mexican"}
+    mexican = next(angle for angle, seat in seats.slots.items() if seat == "mexican")
+    seat_file.write_text(json.dumps({"slots": slots, "mexican": mexican}))
+    argv = ["watch", "--video", str(video), "--players", "3", "--set", str(highest), "--seats", str(seat_file)]
+    assert main([*argv, "--starter", str(TRAIN), "--json", "--record", str(record)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["event"], line.get("tile")) for line in lines] == [("play", tile), ("state", None)]
+    assert lines[-1]["trains"][TRAIN]["pips"][-1] == [int(half) for half in tile.split("-")]
+    assert cv2.VideoCapture(str(record)).get(cv2.CAP_PROP_FRAME_COUNT) == 24
+
+
+@pytest.mark.parametrize("content", [None, b"not a video at all" * 100])
+def test_a_video_that_cannot_be_read_is_a_one_line_error(tmp_path, capsys, content):
+    video = tmp_path / "broken.mp4"
+    if content is not None:
+        video.write_bytes(content)
+    assert main(["watch", "--video", str(video), "--json"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("hubcam watch: error: ") and str(video) in error and error.count("\n") == 1
+
+
+def test_a_camera_that_cannot_be_opened_is_a_one_line_error(capsys):
+    assert main(["watch", "--camera", "97"]) == 2
+    error = capsys.readouterr().err
+    assert "camera 97 cannot be opened" in error and error.count("\n") == 1
+
+
+def test_a_double_left_open_when_its_seat_passes_is_flagged():
+    """Readings made by hand (no renderer): the 9-4 on seat 0's train when the watch starts; seat 0
+    lays the 4-4 on it, then its marker comes out (it drew and passed), seen on two readings running
+    (once might be a knuckle): its turn ended with the double open."""
+    from vision.observation import Marker, Observation, Sighting
+    from vision.trains import Hub, Layout
+    from vision.trains import Train as LaidTrain
+
+    def box(x: float) -> np.ndarray:
+        return np.array([[x, 90], [x, 110], [x + 40, 110], [x + 40, 90]], np.float32)
+
+    tiles = [Sighting(box(0), (9, 9)), Sighting(box(100), (9, 4)), Sighting(box(140), (4, 4))]
+    marker = Marker(box(150) + 40, 0.9)
+
+    def reading(laid: int, marked: bool = False) -> Observation:
+        train = LaidTrain(0.0, tuple(range(1, 1 + laid)), (0,) * laid, 0 if marked else None)
+        layout = Layout(Hub((20.0, 100.0), 50.0), 0, (train,) if laid else (), (), ())
+        return Observation(tuple(tiles[: 1 + laid]), 640, 480, layout=layout, flags=(), markers=(marker,) * marked)
+
+    readings = iter([reading(1), reading(2), reading(2, marked=True), reading(2, marked=True)])
+    watcher = Watcher(lambda frame: next(readings), players=3, highest=9, seats=Seats({0.0: 0, 120.0: 1, 240.0: 2}))
+    events = []
+    for step in range(4):  # each a new stable picture, a hand between
+        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
+        frame[10 * step : 10 * step + 20, 10:30] = 250
+        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
+        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    assert [(e["event"], e.get("kind"), e["tile"], e["player"]) for e in events] == [
+        ("play", None, "4-4", 0),
+        ("flag", "unsatisfied_double", "4-4", 0),
+    ]
+    assert events[0]["legal"] and events[0]["train"] == 0
