@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 from api.games import GameError
 from api.limits import UploadLimit
 from api.readers import Readers
-from api.routes import games, pages, photos, rules
+from api.routes import games, pages, photos, rules, watch
 from api.routes.pages import STATIC
 from api.settings import Settings
 
@@ -44,6 +44,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(games.router)
     app.include_router(games.writes)
     app.include_router(rules.router)
+    app.include_router(watch.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ class Readers:
         self._lock = threading.Lock()
         self._scorers: dict[int | None, Any] = {}
         self._table: Any = None
+        self._watch_tables: dict[int, Any] = {}
 
     def score(self, data: bytes, name: str, highest: int | None = None) -> dict[str, Any]:
         """``hubcam score --json`` for one photo's bytes (``--set highest``); raises PhotoError for a bad
@@ -44,6 +46,19 @@ class Readers:
                 self._table = TableReader()
             seen = self._table(image).with_decode(decode_ms)
         return TableAnalysis.of(seen, name, seats, timings=True)
+
+    def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:
+        """The live watcher's table reader for a double-``highest`` set (``hubcam watch``'s): one per set,
+        shared by every game watched, run one frame at a time under the same lock as the photos."""
+        from vision.table_reader import TableReader
+
+        def read(image: np.ndarray) -> Any:
+            with self._lock:
+                if highest not in self._watch_tables:
+                    self._watch_tables[highest] = TableReader(highest=highest)
+                return self._watch_tables[highest](image)
+
+        return read
 
 
 def _decoded(data: bytes, name: str) -> tuple[np.ndarray, float]:

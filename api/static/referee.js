@@ -454,6 +454,151 @@ function showScores(game) {
   addRow("place", sheet.places);
 }
 
+// ---- watching live: the camera's frames to the watcher over a WebSocket, its events back ----------
+// One frame in flight at a time (the service answers each), so a slow re-read never builds a queue.
+
+const WATCH_FPS = 5;
+const WATCH_WIDTH = 1280;
+const watching = { socket: null, timer: null, busy: false };
+
+$("#watch").addEventListener("click", () => (watching.socket ? stopWatching("Stopped watching.", true) : startWatching()));
+
+async function startWatching() {
+  if (!page.token) return sayWatch("Watching proposes plays for the game's log: rejoin with the game's token first.", false);
+  let seats = null;
+  const typed = $("#seats").value.trim();
+  if (typed) {
+    try {
+      seats = JSON.parse(typed);
+    } catch (error) {
+      return sayWatch(`Seat map: not JSON (${error.message}); leave it empty to watch without one.`, false);
+    }
+  }
+  if (!page.stream) {
+    try {
+      page.stream = await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 } });
+    } catch (error) {
+      return sayWatch(`No camera: ${error.message}. Watching needs a camera.`, false);
+    }
+    $("#camera").srcObject = page.stream;
+  }
+  $("#camera").hidden = false;
+  $("#overlay").hidden = false;
+  $(".view").classList.add("watching");
+  $("#alerts").replaceChildren();
+  page.analysis = null;
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/games/${page.code}/watch`);
+  watching.socket = socket;
+  watching.busy = false;
+  $("#watch").textContent = "Stop watching";
+  sayWatch("Connecting to the watcher...", true);
+  socket.addEventListener("open", () => socket.send(JSON.stringify({ token: page.token, seats })));
+  socket.addEventListener("message", (message) => onWatchMessage(JSON.parse(message.data)));
+  socket.addEventListener("close", (close) => {
+    if (watching.socket !== socket) return; // stopped here: already said
+    const why = close.reason || "the connection to the service was lost";
+    stopWatching(`The live watch stopped: ${why} (code ${close.code}). Watch live again to go on.`, false);
+  });
+}
+
+function stopWatching(text, good) {
+  const socket = watching.socket;
+  watching.socket = null;
+  clearInterval(watching.timer);
+  if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, "stopped on the page");
+  $("#watch").textContent = "Watch live";
+  $(".view").classList.remove("watching");
+  sayWatch(text, good);
+}
+
+function onWatchMessage(message) {
+  if (message.type === "ready") {
+    sayWatch(`Watching${message.seats ? "" : " (no seat map: plays come without their train)"}.`, true);
+    watching.timer = setInterval(sendFrame, 1000 / WATCH_FPS);
+  } else if (message.type === "frame") {
+    watching.busy = false;
+    $("#check-status").textContent = `frame ${message.frame}: ${message.ms.toFixed(0)} ms`;
+  } else if (message.type === "seen") {
+    page.analysis = message.analysis;
+    if (page.frame) draw();
+  } else if (message.type === "event") {
+    onWatchEvent(message.event);
+  } else if (message.type === "error") {
+    watching.busy = false;
+    sayWatch(message.message, false);
+  }
+}
+
+// A frame of the camera, at most WATCH_WIDTH across, as JPEG; drawn at once with the latest reading.
+async function sendFrame() {
+  const video = $("#camera");
+  const socket = watching.socket;
+  if (watching.busy || !socket || socket.readyState !== WebSocket.OPEN || !video.videoWidth) return;
+  watching.busy = true;
+  const scale = Math.min(1, WATCH_WIDTH / video.videoWidth);
+  const width = Math.round(video.videoWidth * scale);
+  const height = Math.round(video.videoHeight * scale);
+  const frame = await createImageBitmap(video, { resizeWidth: width, resizeHeight: height });
+  const canvas = new OffscreenCanvas(width, height);
+  canvas.getContext("2d").drawImage(frame, 0, 0);
+  const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: 0.85 });
+  if (watching.socket !== socket) return;
+  socket.send(blob);
+  page.frame = frame;
+  draw();
+}
+
+function onWatchEvent(event) {
+  if (event.event === "play") return propose(event);
+  if (event.event === "state") return;
+  const item = document.createElement("li");
+  item.textContent = event.kind ? `${event.kind.replace("_", " ")}: ${event.message}` : `${event.event}: ${event.message}`;
+  $("#alerts").append(item);
+}
+
+// A play the watcher saw, proposed for the game's log: Confirm sends it as it is (the service's referee
+// judges it), Correct puts it in the play form to be edited and sent from there.
+function propose(play) {
+  const item = document.createElement("li");
+  const name = page.game.names[play.player] ?? `seat ${play.player}`;
+  const where = play.train == null ? "a train the seat map does not name" : trainName(play.train);
+  const verdict = play.legal === false ? ` - illegal (${play.reason}): ${play.message}` : "";
+  const text = Object.assign(document.createElement("span"), { textContent: `${name} played ${play.tile} on ${where}${verdict}` });
+  const confirm = Object.assign(document.createElement("button"), { type: "button", textContent: "Confirm", className: "confirm" });
+  const correct = Object.assign(document.createElement("button"), { type: "button", textContent: "Correct", className: "correct" });
+  const note = Object.assign(document.createElement("span"), { className: "note" });
+  confirm.disabled = play.train == null;
+  if (play.legal === false) item.classList.add("illegal");
+  item.dataset.tile = play.tile;
+  confirm.addEventListener("click", async () => {
+    confirm.disabled = true;
+    const answer = await call("POST", `/games/${page.code}/events`, { player: play.player, action: "play", tile: play.tile, train: play.train });
+    if (answer.ok) {
+      item.classList.add("confirmed");
+      item.replaceChildren(text, Object.assign(note, { textContent: "in the log" }));
+      return reloadThenSay(`${play.tile}: legal, in the log`, true);
+    }
+    confirm.disabled = false;
+    const reason = answer.data.verdict ? ` (${answer.data.verdict.reason})` : "";
+    note.textContent = `Refused${reason}: ${answer.data.detail}`;
+  });
+  correct.addEventListener("click", () => {
+    $("#event input[name=tile]").value = play.tile;
+    if (play.train != null) $("#event select[name=train]").value = String(play.train);
+    item.remove();
+    $("#event input[name=tile]").focus();
+  });
+  item.append(text, confirm, correct, note);
+  $("#proposals").append(item);
+}
+
+function sayWatch(text, good) {
+  const line = $("#watch-status");
+  line.textContent = text;
+  line.classList.remove("legal", "illegal");
+  line.classList.add(good ? "legal" : "illegal");
+}
+
 // ---- back to the game in the address, if any ---------------------------------------------------
 
 if (location.hash.length > 1) {
