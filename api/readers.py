@@ -19,8 +19,7 @@ class Readers:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._scorers: dict[int | None, Any] = {}
-        self._table: Any = None
-        self._watch_tables: dict[int, Any] = {}
+        self._tables: dict[int | None, Any] = {}
 
     def score(self, data: bytes, name: str, highest: int | None = None) -> dict[str, Any]:
         """``hubcam score --json`` for one photo's bytes (``--set highest``); raises PhotoError for a bad
@@ -38,27 +37,29 @@ class Readers:
     def analyze(self, data: bytes, name: str, seats: Seats | None = None) -> TableAnalysis:
         """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``); raises PhotoError
         for a bad photo."""
-        from vision.table_reader import TableReader
-
         image, decode_ms = _decoded(data, name)
         with self._lock:
-            if self._table is None:
-                self._table = TableReader()
-            seen = self._table(image).with_decode(decode_ms)
+            seen = self._table(None)(image).with_decode(decode_ms)
         return TableAnalysis.of(seen, name, seats, timings=True)
 
     def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:
         """The live watcher's table reader for a double-``highest`` set (``hubcam watch``'s): one per set,
         shared by every game watched, run one frame at a time under the same lock as the photos."""
-        from vision.table_reader import TableReader
 
         def read(image: np.ndarray) -> Any:
             with self._lock:
-                if highest not in self._watch_tables:
-                    self._watch_tables[highest] = TableReader(highest=highest)
-                return self._watch_tables[highest](image)
+                return self._table(highest)(image)
 
         return read
+
+    def _table(self, highest: int | None) -> Any:
+        """The table reader for a double-``highest`` set (None: judged from the photo), made on first use;
+        called under the lock."""
+        if highest not in self._tables:
+            from vision.table_reader import TableReader
+
+            self._tables[highest] = TableReader(highest=highest)
+        return self._tables[highest]
 
 
 def _decoded(data: bytes, name: str) -> tuple[np.ndarray, float]:

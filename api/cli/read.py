@@ -205,14 +205,8 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.json:
         say(final)
     else:
-        print(final["error"] if "error" in final else analysis_text(_final_analysis(final)))
+        print(final["error"] if watcher.analysis is None else analysis_text(watcher.analysis))
     return 0
-
-
-def _final_analysis(state: dict[str, object]) -> TableAnalysis:
-    from vision.table_analysis import TableAnalysis
-
-    return TableAnalysis.from_json({key: value for key, value in state.items() if key not in ("frame", "t_s", "event")})
 
 
 class _Screen:

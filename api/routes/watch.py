@@ -61,7 +61,7 @@ class Refused(Exception):
 @router.websocket("/games/{game_id}/watch")
 async def watch(websocket: WebSocket, game_id: str) -> None:
     await websocket.accept()  # accepted first: a refusal's reason reaches the page only on an open socket
-    watched: set[str] = _watched(websocket)
+    watched: set[str] = websocket.app.state.watched_games
     code: str | None = None
     try:
         hello = await _hello(websocket)
@@ -170,12 +170,3 @@ def _seats(data: Any) -> Seats | None:
         return Seats.from_json(data)
     except ValueError as error:
         raise Refused(f"seats: {error}"[:120], status.WS_1003_UNSUPPORTED_DATA) from None
-
-
-def _watched(websocket: WebSocket) -> set[str]:
-    """The codes of the games watched now on this service (one watcher each)."""
-    state = websocket.app.state
-    if not hasattr(state, "watched_games"):
-        state.watched_games = set()
-    watched: set[str] = state.watched_games
-    return watched
