@@ -70,6 +70,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python -m benchmarks.box_labelled
 	$(BIN)/python -m benchmarks.read_by_eye
 	$(BIN)/python -m benchmarks.watch_bench
+	$(BIN)/python -m benchmarks.calibration_bench
 
 # The classical baseline measured on the real photos and on a synthetic hand set. Reports (with
 # overlays of real photos) stay in out/, which is not committed; only the summaries are copied.
