@@ -10,7 +10,7 @@ STEEP_HANDS := out/synth/steep-hand-v14
 # Tables in play for measuring `hubcam analyze` (seed 78: never trained on, nor tuned on: that was seed 77).
 EVAL_TABLES := out/synth/eval-table-v14
 
-.PHONY: run simulate test bench eval realism train-deps system-deps clean
+.PHONY: run simulate test bench eval realism train-deps system-deps clean pip-heatmap
 
 # The run time: the package and its (light) dependencies.
 $(BIN)/hubcam: pyproject.toml
@@ -71,6 +71,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python -m benchmarks.read_by_eye
 	$(BIN)/python -m benchmarks.watch_bench
 	$(BIN)/python -m benchmarks.calibration_bench
+	$(BIN)/python -m benchmarks.pip_heatmap_eval
 
 # The classical baseline measured on the real photos and on a synthetic hand set. Reports (with
 # overlays of real photos) stay in out/, which is not committed; only the summaries are copied.
@@ -112,6 +113,15 @@ train-deps: $(BIN)/hubcam
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 
 # Renderer realism: each renderer choice switched off in turn, measured on the real photos (~30 min).
+# Issue 67's pip-centre heatmap counter: the cache of halves (shards already rendered are kept), then one
+# training run of at most 1.5 hours that resumes models/pip-heatmap/checkpoint.pt (every epoch saved).
+pip-heatmap: train-deps
+	$(BIN)/python -m datasets.synth.pip_halves --split val --scenes 250
+	$(BIN)/python -m datasets.synth.pip_halves --split unseen --scenes 250
+	$(BIN)/python -m datasets.synth.pip_halves --split train --scenes 2000
+	nice -n 10 $(BIN)/python -m models.train.pip_heatmap --resume --epochs 80 --hours 1.5
+	$(BIN)/python -m benchmarks.pip_heatmap_eval
+
 realism: train-deps
 	$(BIN)/python -m benchmarks.realism
 
