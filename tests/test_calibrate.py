@@ -155,7 +155,7 @@ def test_the_summary_and_the_profile(photo_folder, tmp_path, capsys):
     assert said.startswith("camera from ") and "reprojection error" in said and "focal length" in said
     written = read_profile(profile)
     assert written.camera is not None and written.camera.image_size == SMALL.size_px
-    assert written.others == {"seats": {"slots": {"0": 0}}}, "the profile's other parts are kept"
+    assert written.seats == {"slots": {"0": 0}, "mexican": None}, "the profile's other parts are kept"
 
 
 def too_few(folder, tmp_path):
