@@ -43,10 +43,11 @@ import numpy as np
 from benchmarks.eval.metrics import wilson
 from benchmarks.report import write_report
 
-VIDEOS = Path("out/synth/watch-video-v1")
+VIDEOS = Path("out/synth/watch-video-v2")
 SEED = 66
 """Held out: the watcher's thresholds were chosen on seed 5's video."""
 KEPT = Path("out/watch-bench")
+"""Events and letterboxed videos kept, under the videos folder's name (it names their generator)."""
 FULL_SIZE = "1280x720"
 SMALL_SIZE = (640, 480)
 ON_TIME_S = 1.0
@@ -353,7 +354,7 @@ def letterboxed(source: Path, out: Path, size: tuple[int, int]) -> None:
 
 def watched(video: Video, size: str, mp4: Path, reuse: bool) -> tuple[list[Event], dict[str, Any]]:
     """The video's events and timings, watched now (and kept) or, with ``reuse``, as kept before."""
-    kept = KEPT / size / f"{video.name}.events.json"
+    kept = KEPT / video.mp4.parent.name / size / f"{video.name}.events.json"
     if reuse and kept.exists():
         stored = json.loads(kept.read_text())
         return stored["events"], stored["timing"]
@@ -423,7 +424,7 @@ def main() -> None:
     small_name = f"{SMALL_SIZE[0]}x{SMALL_SIZE[1]}"
     small_scores, small_timings = [], []
     for video in videos[: args.small if args.small is not None else len(videos)]:
-        mp4 = KEPT / small_name / f"{video.name}.mp4"
+        mp4 = KEPT / args.videos.name / small_name / f"{video.name}.mp4"
         if not mp4.exists():
             letterboxed(video.mp4, mp4, SMALL_SIZE)
         events, timing = watched(video, small_name, mp4, args.reuse)

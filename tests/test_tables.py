@@ -22,7 +22,7 @@ from models import COUNTER, DETECTOR, TABLE_DETECTOR
 from vision.flags import Flag, FlagKind
 from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
-from vision.table_analysis import Seats, TableAnalysis
+from vision.table_analysis import Seats, TableAnalysis, tile_length
 from vision.table_reader import read_table
 from vision.trains import Hub, Layout, TableConfig, Train, follow_trains, on_hub
 
@@ -306,8 +306,10 @@ def test_a_table_analysis_has_the_json_the_page_reads_and_round_trips():
         small_table(), "table.jpg", Seats.from_json({"slots": {"0": 1, "180": 2}, "mexican": 270})
     )
     result = analysis.to_json()
-    assert list(result) == ["image", "width", "height", "hub", "engine", "tiles", "trains", "chains", "loose",
-                            "markers", "flags"]  # fmt: skip
+    assert list(result) == ["image", "width", "height", "tile_px", "advice", "hub", "engine", "tiles", "trains",
+                            "chains", "loose", "markers", "flags"]  # fmt: skip
+    assert result["tile_px"] == pytest.approx(np.median([tile_length(tile.corners) for tile in small_table().tiles]))
+    assert result["advice"].startswith(f"tiles are {result['tile_px']:.0f} px long: too small")  # drawn small
     assert result["hub"] == {"center": [200.0, 200.0], "radius": pytest.approx(50, abs=2)}
     assert result["engine"] == [6, 6] and result["loose"] == [7]
     trains = {tuple(train["tile_ids"]): train for train in result["trains"]}

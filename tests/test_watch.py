@@ -209,3 +209,83 @@ def test_a_double_left_open_when_its_seat_passes_is_flagged():
         ("flag", "unsatisfied_double", "4-4", 0),
     ]
     assert events[0]["legal"] and events[0]["train"] == 0
+
+
+def test_an_arm_resting_in_view_is_waited_for(table):
+    """The hand rests, still, while the tile is set down: the picture with the arm in it is not read;
+    the play is told once the arm has gone."""
+    before, after, _, _, _, tile = table
+    frames = [before] * 6 + passing(before, 6) + [hand_over(after, 0.5)] * 12 + [after] * 8
+    events = watch(table, frames)
+    assert [(e["event"], e["tile"]) for e in events] == [("play", tile)]
+    assert events[0]["frame"] >= 6 + 6 + 12  # not before the arm left
+
+
+def _hand_made(erased_after: int | None) -> list[dict]:
+    """Seat 0 lays the 4-4 on its 9-4; then every reading misses it. The frames show the
+    tiles as white boxes, a coin put down somewhere new each time (so each is a new stable picture);
+    from step ``erased_after`` on, the 4-4 is gone from the frames too."""
+    from vision.observation import Observation, Sighting
+    from vision.trains import Hub, Layout
+    from vision.trains import Train as LaidTrain
+
+    def box(x: float) -> np.ndarray:
+        return np.array([[x, 90], [x, 110], [x + 40, 110], [x + 40, 90]], np.float32)
+
+    tiles = [Sighting(box(0), (9, 9)), Sighting(box(100), (9, 4)), Sighting(box(140), (4, 4))]
+
+    def reading(laid: int) -> Observation:
+        train = LaidTrain(0.0, tuple(range(1, 1 + laid)), (0,) * laid, None)
+        return Observation(
+            tuple(tiles[: 1 + laid]), 200, 160, layout=Layout(Hub((20.0, 100.0), 50.0), 0, (train,), (), ())
+        )
+
+    readings = iter([reading(1), reading(2)])
+    watcher = Watcher(
+        lambda frame: next(readings, reading(1)), players=3, highest=9, seats=Seats({0.0: 0, 120.0: 1, 240.0: 2})
+    )
+    events = []
+    for step in range(4):
+        frame = np.full((160, 200, 3), 90, np.uint8)
+        for number, tile in enumerate(tiles[: 2 if step == 0 or (erased_after and step >= erased_after) else 3]):
+            x0, y0 = tile.corners.min(axis=0).astype(int)
+            x1, y1 = tile.corners.max(axis=0).astype(int)
+            frame[y0:y1, x0:x1] = 230 - 20 * number
+        frame[20:32, 30 + 30 * step : 42 + 30 * step] = 20  # the coin
+        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 20
+        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 22 * step + index, 0)]
+    return events
+
+
+def test_a_reading_that_misses_a_tile_still_there_is_no_takeback():
+    assert [(e["event"], e["tile"]) for e in _hand_made(erased_after=None)] == [("play", "4-4")]
+
+
+def test_a_tile_gone_from_its_place_is_a_takeback():
+    assert [(e["event"], e["tile"]) for e in _hand_made(erased_after=2)] == [("play", "4-4"), ("takeback", "4-4")]
+
+
+def test_the_arm_that_laid_a_tile_tells_whose_seat_reached_in():
+    """Seats round the hub in their slots' directions; an arm from the foot of the picture whose hand
+    reached the new tile was seat 3's (its slot at 270 degrees: down the picture)."""
+    from vision.watch.motion import Arm
+
+    watcher = Watcher(lambda frame: None, players=4, highest=12, seats=Seats({0.0: 0, 90.0: 1, 180.0: 2, 270.0: 3}))
+    watcher.hub = (640.0, 360.0, 50.0)
+    tile = np.array([[620, 480], [660, 480], [660, 500], [620, 500]], np.float32)
+    watcher.arm = Arm(crossing=(650.0, 719.0), hand=(645.0, 500.0))
+    assert watcher._seat_by_arm(tile) == 3
+    watcher.arm = Arm(crossing=(1279.0, 380.0), hand=(700.0, 490.0))  # in from the right: seat 0's side
+    assert watcher._seat_by_arm(tile) == 0
+    watcher.arm = Arm(crossing=(650.0, 719.0), hand=(645.0, 650.0))  # the hand never came near the tile
+    assert watcher._seat_by_arm(tile) is None
+
+
+def test_tiles_seen_too_small_are_told_once_as_advice(table):
+    before, _, _, _, reader, _ = table
+    for frame, small in ((before, False), (cv2.resize(before, (640, 360), interpolation=cv2.INTER_AREA), True)):
+        watcher = Watcher(reader, players=3, highest=9)
+        for index in range(6):
+            watcher.feed(frame, index, index / 15)
+        assert (watcher.advice is not None) == small, watcher.advice
+    assert watcher.advice is not None and "move the camera closer" in watcher.advice

@@ -185,6 +185,12 @@ class WatchReferee:
         self.state = apply(self.state, move)
         return left
 
+    def resync(self, player: int) -> None:
+        """The seats before ``player`` taken to have passed unseen: the watcher lost the turn (it missed a
+        play or a pass), and takes it up again at ``player``."""
+        for seat in self._seats_before(player):
+            self.passed(seat)
+
     def take_back(self, tile: Tile, train: TrainRef) -> bool:
         """Undo the last play where it laid ``tile`` on ``train`` (and the passes after it); False
         where the engine never applied it (an illegal play taken back)."""

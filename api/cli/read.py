@@ -156,13 +156,20 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def seat_map(path: Path | None) -> Seats | None:
-    """``--seats FILE`` read, or None without one; a file that is no seat map is a usage error."""
+    """``--seats FILE`` read, or None without one: a seat map, or a profile with a seats part (one that
+    holds a version); a file that is neither is a usage error."""
+    from calibration.profile import Profile
     from vision.table_analysis import Seats
 
     if path is None:
         return None
     try:
-        return Seats.from_json(json.loads(path.read_text()))
+        data = json.loads(path.read_text())
+        if isinstance(data, dict) and "version" in data:
+            data = Profile.from_json(data).seats
+            if data is None:
+                raise ValueError("the profile holds no seats part (write one with hubcam calibrate seats --out)")
+        return Seats.from_json(data)
     except (OSError, ValueError) as error:
         raise UsageError(f"--seats {path}: {error}") from None
 
@@ -188,11 +195,14 @@ def run_watch(args: argparse.Namespace) -> int:
     def say(event: dict[str, object]) -> None:
         print(json.dumps(event) if args.json else event_text(event), flush=True)
 
-    index, t_s = -1, 0.0
+    index, t_s, advised = -1, 0.0, False
     try:
         for index, t_s, frame in source.frames():
             for event in watcher.feed(frame, index, t_s):
                 say(event)
+            if watcher.advice is not None and not advised:
+                print(f"hubcam watch: {watcher.advice}", file=sys.stderr, flush=True)
+                advised = True
             if not screen.draw(frame, watcher):
                 break  # the window was closed, or q pressed
     except KeyboardInterrupt:
@@ -265,6 +275,8 @@ def analysis_text(analysis: TableAnalysis) -> str:
 
     hub = "not seen, engine unknown" if analysis.hub is None else f"seen, the engine {pips(analysis.engine)}"
     lines = [f"{analysis.image}: {len(analysis.tiles)} tiles, hub {hub}"]
+    if analysis.advice is not None:
+        lines.append(f"  note: {analysis.advice}")
     for number, train in enumerate(analysis.trains):
         owner = (
             ""

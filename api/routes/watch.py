@@ -92,7 +92,7 @@ async def watch(websocket: WebSocket, game_id: str) -> None:
 async def _stream(websocket: WebSocket, watcher: Watcher) -> None:
     """Frames in, events out, until the page closes the socket."""
     start = time.monotonic()
-    index = 0
+    index, advised = 0, False
     while True:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
@@ -109,6 +109,9 @@ async def _stream(websocket: WebSocket, watcher: Watcher) -> None:
         else:
             for event in events:
                 await websocket.send_json({"type": "event", "event": event})
+            if watcher.advice is not None and not advised:  # tiles too small to read surely: once
+                await websocket.send_json({"type": "advice", "message": watcher.advice})
+                advised = True
             if seen is not None:
                 await websocket.send_json({"type": "seen", "frame": index, "analysis": seen})
             ms = round((time.monotonic() - received) * 1000, 1)

@@ -186,7 +186,7 @@ function say(text, good, where = "#verdict") {
 
 $("#camera-on").addEventListener("click", async () => {
   try {
-    page.stream = await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 } });
+    page.stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
   } catch (error) {
     return showAlerts([{ message: `No camera: ${error.message}. Upload a photo instead.` }]);
   }
@@ -263,6 +263,11 @@ function showAlerts(flags, analysis) {
     item.className = "fine";
     item.textContent = `No problem seen: ${analysis.trains.length} trains, ${analysis.tiles.length} tiles.`;
     items.push(item);
+  }
+  if (analysis?.advice) {
+    // the tiles are seen too small for the flags to be trusted: say so first
+    const item = Object.assign(document.createElement("li"), { className: "advice", textContent: `Note: ${analysis.advice}.` });
+    items.unshift(item);
   }
   $("#alerts").replaceChildren(...items);
 }
@@ -476,7 +481,7 @@ async function startWatching() {
   }
   if (!page.stream) {
     try {
-      page.stream = await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 } });
+      page.stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
     } catch (error) {
       return sayWatch(`No camera: ${error.message}. Watching needs a camera.`, false);
     }
@@ -523,6 +528,8 @@ function onWatchMessage(message) {
     if (page.frame) draw();
   } else if (message.type === "event") {
     onWatchEvent(message.event);
+  } else if (message.type === "advice") {
+    sayWatch(`Watching, but ${message.message}.`, false);
   } else if (message.type === "error") {
     watching.busy = false;
     sayWatch(message.message, false);

@@ -21,7 +21,7 @@ frame stays tiny and lights that flicker or drift as a whole do not count as mot
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import cv2
@@ -57,6 +57,16 @@ class MotionConfig:
     recheck_frames: int = 30
     """While idle, every this many frames the picture is compared with the stable one anyway: what
     changed without motion being seen (a slow nudge, a light switched) is still caught."""
+    again_frames: int = 6
+    """Frames between readings the watcher asks for again (a reading costs a few hundred ms)."""
+    edge_patience: int = 45
+    """Quiet frames a change touching the picture's edge waits before it counts: an arm reaching in
+    crosses the edge and often rests still while a tile is set down; a tile does not reach the edge.
+    A change still at the edge this long after (a cup put down there, a train run off the picture)
+    counts all the same."""
+    camera_moved_px: float = 1.5
+    """Small pixels the whole picture shifted by that mean the camera moved (the shake of a clamped camera
+    is under one)."""
 
 
 MOTION_CONFIG = MotionConfig()
@@ -69,6 +79,21 @@ class Change:
 
     regions: tuple[tuple[int, int, int, int], ...]
     share: float
+    arm: Arm | None = None
+    """The arm seen reaching farthest in on the way to this picture: the player who changed it."""
+
+
+@dataclass(frozen=True)
+class Arm:
+    """An arm reaching into the picture, in full-frame pixels: where it crosses the picture's edge
+    (the side of the table its player sits on) and the point of it farthest in (the hand)."""
+
+    crossing: tuple[float, float]
+    hand: tuple[float, float]
+
+    @property
+    def reach(self) -> float:
+        return float(np.hypot(self.hand[0] - self.crossing[0], self.hand[1] - self.crossing[1]))
 
 
 class MotionGate:
@@ -81,40 +106,75 @@ class MotionGate:
         self.previous: np.ndarray | None = None
         self.reference: np.ndarray | None = None
         self.quiet = 0
+        self.held = 0
+        self.again: int | None = None
+        """The frame from which a quiet picture is a change anyway (``read_again``)."""
+        self.frames = 0
         self.scale = 1.0
+        self.content: tuple[int, int, int, int] | None = None
+        """The picture's part inside black bars (a letterboxed video), as (x0, y0, x1, y1) small pixels."""
+        self.arm_least_px = 0.0
+        """The least area (full-frame pixels) of a change at the edge that is taken for an arm: told by
+        the watcher from the tiles' size (an arm covers several tiles); 0 until then."""
+        self.arm: Arm | None = None
+        """The arm seen reaching farthest in since the stable picture."""
 
     def feed(self, frame_bgr: np.ndarray) -> Change | None:
+        self.frames += 1
         small = self._small(frame_bgr)
         moved = self.previous is None or _share(_changed(small, self.previous, self.config.pixel_change)) > (
             self.config.moving_share
         )
         self.previous = small
         if moved:
-            self.phase, self.quiet = Phase.MOVING, 0
+            self.phase, self.quiet, self.held = Phase.MOVING, 0, 0
+            if self.reference is not None:
+                self._reaching(self._arm(small))
             return None
         self.quiet += 1
         if self.phase in (Phase.IDLE, Phase.STABLE):
             self.phase = Phase.IDLE
-            if self.quiet % self.config.recheck_frames:
+            again = self.again is not None and self.frames >= self.again
+            if self.quiet % self.config.recheck_frames and not again:
                 return None
         elif self.quiet < self.config.quiet_frames:
             self.phase = Phase.SETTLING
             return None
         change = self._against_reference(small)
+        arm = None if change is None or self.reference is None else self._arm(small)
+        if arm is not None and self.held < self.config.edge_patience:
+            self._reaching(arm)
+            self.held += 1  # an arm still in the picture: wait for it to leave
+            self.phase = Phase.SETTLING
+            return None
+        if change is None and self.again is not None and self.frames >= self.again:
+            height, width = small.shape
+            change = Change(((0, 0, round(width * self.scale), round(height * self.scale)),), 0.0)
         self.phase = Phase.IDLE if change is None else Phase.STABLE
+        self.held, self.again = 0, None
         if change is not None:
             self.reference = small
+            change = replace(change, arm=self.arm)
+        self.arm = None
         return change
 
-    def reset(self) -> None:
-        """Forget the stable picture: the next one is a change over the whole frame."""
-        self.reference = None
+    def _reaching(self, arm: Arm | None) -> None:
+        if arm is not None and (self.arm is None or arm.reach > self.arm.reach):
+            self.arm = arm
+
+    def read_again(self) -> None:
+        """Answer a quiet picture ``again_frames`` from now as a change even if nothing changed (the
+        reader wants another look); the stable picture is kept, so an arm still in view is waited for
+        as ever."""
+        self.again = self.frames + self.config.again_frames
 
     def _small(self, frame_bgr: np.ndarray) -> np.ndarray:
         height, width = frame_bgr.shape[:2]
         self.scale = width / self.config.width
         size = (self.config.width, max(1, round(height / self.scale)))
         grey = cv2.cvtColor(cv2.resize(frame_bgr, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        if self.content is None:
+            self.content = _inside_bars(grey)
         grey = cv2.GaussianBlur(grey, (5, 5), 0).astype(np.float32)
         scaled: np.ndarray = grey * min(128.0 / max(float(grey.mean()), 1.0), self.config.most_gain)
         return scaled
@@ -134,6 +194,42 @@ class MotionGate:
         if not regions:
             return None
         return Change(regions, _share(mask))  # type: ignore[arg-type, unused-ignore]
+
+    def _arm(self, small: np.ndarray) -> Arm | None:
+        """A changed region as large as an arm that reaches the picture's edge (inside any black bars);
+        None where none does, or the picture itself shifted (the camera moved: that counts at once).
+        A tile laid at the edge is smaller than ``arm_least_px`` once the watcher has told the tiles'
+        size."""
+        assert self.reference is not None and self.content is not None
+        left, top, right, bottom = self.content
+        mask = _changed(small, self.reference, self.config.pixel_change)[top:bottom, left:right]
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # an arm in pieces is one arm
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        edge = np.zeros(labels.shape, bool)
+        edge[:2], edge[-2:], edge[:, :2], edge[:, -2:] = True, True, True, True
+        least = max(self.config.min_region_px, self.arm_least_px / self.scale**2)
+        arms = [label for label in set(labels[edge].tolist()) - {0} if stats[label, cv2.CC_STAT_AREA] >= least]
+        if not arms:
+            return None
+        (dx, dy), _ = cv2.phaseCorrelate(self.reference[top:bottom, left:right], small[top:bottom, left:right])
+        if np.hypot(dx, dy) >= self.config.camera_moved_px:
+            return None
+        largest = max(arms, key=lambda label: stats[label, cv2.CC_STAT_AREA])
+        rows, columns = np.nonzero(edge & (labels == largest))
+        crossing = np.array([columns.mean() + left, rows.mean() + top])
+        rows, columns = np.nonzero(labels == largest)
+        points = np.stack([columns + left, rows + top], axis=1).astype(np.float64)
+        hand = points[int(np.argmax(np.linalg.norm(points - crossing, axis=1)))]
+        return Arm(tuple(crossing * self.scale), tuple(hand * self.scale))  # type: ignore[arg-type]
+
+
+def _inside_bars(grey: np.ndarray) -> tuple[int, int, int, int]:
+    """The box inside rows and columns that are black all along (a letterbox's bars)."""
+    lit_rows, lit_columns = np.flatnonzero(grey.max(axis=1) > 6), np.flatnonzero(grey.max(axis=0) > 6)
+    if not len(lit_rows) or not len(lit_columns):
+        return 0, 0, grey.shape[1], grey.shape[0]
+    return int(lit_columns[0]), int(lit_rows[0]), int(lit_columns[-1]) + 1, int(lit_rows[-1]) + 1
 
 
 def _changed(a: np.ndarray, b: np.ndarray, threshold: float) -> np.ndarray:
