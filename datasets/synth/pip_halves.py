@@ -4,8 +4,9 @@ Every scene is drawn with the training makers' looks (``datasets.synth.scene.MAK
 but ``HELD_OUT``, every pip shape, some photos grey) and cut with ``vision.read.halves`` exactly as the
 reader cuts a detector's box at run time. Each face-up tile gives:
 
-- its two halves cut two or three times (CUTS), on corners jittered as a detector finds them (``loosen``; the first cut
-  exact in EXACT_SHARE of the tiles): role HALF, the count its label's;
+- its two halves cut two or three times (CUTS), on corners jittered as a detector finds them
+  (``datasets.corners.loosen``; the first cut exact in EXACT_SHARE of the tiles): role HALF, the count its
+  label's;
 - in SHIFTED_SHARE of the tiles, its box slid along the tile by up to a half (``shifted``), so one crop
   holds the divider (and a spinner's pin) with pips on both sides and the other the table past the
   tile's end: role SHIFTED, whose count is only the pip centres inside it;
@@ -37,6 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.corners import loosen
 from datasets.labels import FACE_DOWN, FACE_UP
 from datasets.synth.camera import Camera
 from datasets.synth.dataset import GENERATOR_VERSION
@@ -194,23 +196,6 @@ def empty(half_px: int = HALF_PX) -> PipHalves:
         np.zeros((0, half_px, half_px, 3), np.uint8), np.zeros((0, 2), np.float32), np.zeros(1, np.int64),
         np.zeros(0, np.int8), np.zeros(0, np.uint8), np.zeros(0, np.int64),
     )  # fmt: skip
-
-
-def loosen(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Corners as a detector might give them (``models.train.counter.loosen``'s jitter, which data making may
-    not import): the box a little larger or smaller, shifted, turned, each corner off by a little."""
-    centre = corners.mean(axis=0)
-    width = float(np.linalg.norm(corners[1] - corners[0]))
-    angle = rng.normal(0, 0.03)
-    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
-    scale = rng.uniform(0.94, 1.1, size=2)
-    along = (corners[2] - corners[1]) / max(np.linalg.norm(corners[2] - corners[1]), 1e-6)
-    across = (corners[1] - corners[0]) / max(width, 1e-6)
-    local = np.stack([(corners - centre) @ along, (corners - centre) @ across], axis=1) * scale
-    moved = local[:, :1] * along + local[:, 1:] * across
-    shift = rng.normal(0, 0.05 * width, size=2)
-    noise = rng.normal(0, 0.03 * width, size=(4, 2))
-    return ((moved @ turn.T) + centre + shift + noise).astype(np.float32)
 
 
 def shifted(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -27,7 +27,7 @@ STEEP_SCENE: SceneOptions = replace(FULL, min_tilt_deg=STEEP_TILT[0], max_tilt_d
 PLANE_JITTER = 0.015
 """The spread of the corners the view's plane is fitted to, as a share of their tile's length: the
 boxes the pipeline fits it to, found and refined, lie that near their tiles (a plane fitted to boxes
-loosened as ``models.train.counter.loosen`` loosens them made views the pipeline never draws)."""
+loosened as ``datasets.corners.loosen`` loosens them made views the pipeline never draws)."""
 
 
 Label = dict[str, Any]
