@@ -112,6 +112,7 @@ class Watcher:
     """(train, place) of tiles a redo was asked for already."""
     last_events: list[Event] = field(init=False, default_factory=list)
     grey: np.ndarray | None = field(init=False, default=None)
+    """The frame being read, as ``TileLook`` compares it."""
     engine_known: bool = field(init=False, default=False)
     """Whether the engine's number is known: read alike on ``engine_readings`` stable pictures, or told
     by the trains' first tiles (their inner ends match it). Until then the referee's engine is the
@@ -128,7 +129,6 @@ class Watcher:
     """What the user should change for a sure watch (tiles seen too small), once known."""
     arm: Arm | None = field(init=False, default=None)
     """The arm that made this change, while the one tile new in it is read."""
-    """The frame being read, as ``TileLook`` compares it."""
 
     def __post_init__(self) -> None:
         self.gate = MotionGate(self.config.motion)
