@@ -19,7 +19,7 @@ version, or a part with a field missing, is refused with the reason, never half 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,16 @@ TABLE_METHODS = ("markers", "hub")
 
 class ProfileError(ValueError):
     """A profile that cannot be read: another version, a missing or malformed field; the message says which."""
+
+
+def _part_fields(part: str, data: object, fields: Sequence[str]) -> Mapping[str, Any]:
+    """``data`` as a part's object holding every one of ``fields`` (ProfileError naming what is not)."""
+    if not isinstance(data, Mapping):
+        raise ProfileError(f"{part}: expected an object with {', '.join(fields)}, got {data!r:.60}")
+    missing = [name for name in fields if name not in data]
+    if missing:
+        raise ProfileError(f"{part}: missing {', '.join(missing)} (expected {', '.join(fields)})")
+    return data
 
 
 @dataclass(frozen=True)
@@ -70,11 +80,7 @@ class CameraPart:
 
     @classmethod
     def from_json(cls, data: object) -> CameraPart:
-        if not isinstance(data, Mapping):
-            raise ProfileError(f"camera: expected an object with {', '.join(CAMERA_FIELDS)}, got {data!r:.60}")
-        missing = [name for name in CAMERA_FIELDS if name not in data]
-        if missing:
-            raise ProfileError(f"camera: missing {', '.join(missing)} (expected {', '.join(CAMERA_FIELDS)})")
+        data = _part_fields("camera", data, CAMERA_FIELDS)
         try:
             matrix = np.array(data["camera_matrix"], np.float64)
             distortion = np.array(data["distortion"], np.float64).reshape(-1)
@@ -125,11 +131,7 @@ class TablePart:
 
     @classmethod
     def from_json(cls, data: object) -> TablePart:
-        if not isinstance(data, Mapping):
-            raise ProfileError(f"table: expected an object with {', '.join(TABLE_FIELDS)}, got {data!r:.60}")
-        missing = [name for name in TABLE_FIELDS if name not in data]
-        if missing:
-            raise ProfileError(f"table: missing {', '.join(missing)} (expected {', '.join(TABLE_FIELDS)})")
+        data = _part_fields("table", data, TABLE_FIELDS)
         try:
             matrix = np.array(data["image_to_table"], np.float64)
             width, height = (int(value) for value in data["image_size"])
