@@ -20,9 +20,10 @@ from datasets.real import label_from_json
 from datasets.synth.scene import make_scene, render
 from models import COUNTER, DETECTOR, TABLE_DETECTOR
 from vision.flags import Flag, FlagKind
+from vision.geometry import tile_length
 from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
-from vision.table_analysis import Seats, TableAnalysis, tile_length
+from vision.table_analysis import Seats, TableAnalysis
 from vision.table_reader import read_table
 from vision.trains import Hub, Layout, TableConfig, Train, follow_trains, on_hub
 

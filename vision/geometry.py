@@ -31,6 +31,12 @@ def xywhr_to_corners(boxes: np.ndarray) -> np.ndarray:
     return (centre + signs[:, :, 0] * along + signs[:, :, 1] * across).astype(np.float32)
 
 
+def tile_length(corners: np.ndarray) -> float:
+    """A tile's length in pixels: its box's longer side."""
+    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    return float(sides.max())
+
+
 def upright_box(corners: np.ndarray) -> np.ndarray:
     """The upright box round a quadrilateral, as four corners."""
     x0, y0 = np.asarray(corners).min(axis=0)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from vision.flags import Flag
+from vision.geometry import tile_length
 from vision.observation import Marker, Observation, Sighting
 from vision.reconcile import sure_pips, train_pips
 from vision.trains import Hub, Train
@@ -164,12 +165,6 @@ def too_small(length_px: float | None, sure_px: float = SURE_TILE_PX) -> str | N
         f"tiles are {length_px:.0f} px long: too small to read surely (from {sure_px:.0f} px); "
         "move the camera closer, or use 1920x1080 or more"
     )
-
-
-def tile_length(corners: np.ndarray) -> float:
-    """A tile's length in pixels: its box's longer side."""
-    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-    return float(sides.max())
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,9 +26,10 @@ import numpy as np
 
 from engine import MEXICAN, Tile
 from vision.flags import FlagKind
+from vision.geometry import tile_length
 from vision.observation import Observation
 from vision.plays import PICK_CONFIG, PickConfig, WatchReferee, candidates, pick, watch_rules
-from vision.table_analysis import Seats, TableAnalysis, TrainReading, tile_length, too_small
+from vision.table_analysis import Seats, TableAnalysis, TrainReading, too_small
 from vision.watch.looks import TileLook, table_grey
 from vision.watch.motion import MOTION_CONFIG, Arm, Change, MotionConfig, MotionGate
 
