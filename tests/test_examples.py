@@ -9,7 +9,18 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "module", ["vision.leave_out", "benchmarks.eval.metrics", "datasets.synth.pips", "vision.pipeline"]
+    "module",
+    [
+        "vision.leave_out",
+        "benchmarks.eval.metrics",
+        "datasets.synth.pips",
+        "vision.pipeline",
+        "vision.observation",
+        "vision.plays",
+        "vision.watch.looks",
+        "vision.watch.motion",
+        "vision.watch.places",
+    ],
 )
 def test_a_modules_docstring_examples_run_as_written(module):
     failed, tried = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)

@@ -289,3 +289,115 @@ def test_tiles_seen_too_small_are_told_once_as_advice(table):
             watcher.feed(frame, index, index / 15)
         assert (watcher.advice is not None) == small, watcher.advice
     assert watcher.advice is not None and "move the camera closer" in watcher.advice
+
+
+def test_an_arm_ending_inside_the_picture_is_waited_for_once_tiles_are_known():
+    """A sleeve that blends into the table leaves a forearm that ends inside the picture: once the
+    gate knows the tiles' size, so long a change is an arm (before that, only one at the edge is)."""
+
+    def arm_in(frame: np.ndarray) -> np.ndarray:
+        drawn = frame.copy()
+        cv2.line(drawn, (300, 300), (700, 500), (60, 120, 200), 40)
+        return drawn
+
+    table = np.random.default_rng(0).integers(195, 201, (720, 1280, 3)).astype(np.uint8)
+    seen = []
+    for tile_px in (0.0, 24.0):
+        gate = MotionGate()
+        if tile_px:
+            gate.tell_tile(tile_px, 1280)
+        for _ in range(5):
+            gate.feed(table)
+        seen.append([gate.feed(frame) is not None for frame in [arm_in(table)] * 8])
+    assert any(seen[0]) and not any(seen[1])
+
+
+def test_a_seat_that_plays_out_of_turn_takes_the_turn_with_the_markers_seen():
+    referee = WatchReferee.start(watch_rules(players=3, highest=9), engine=9, starter=0)
+    referee.resync(2, markers={0: False, 1: False})  # seats 0 and 1 played unseen, or passed behind no marker
+    assert referee.state.turn == 2
+    assert not any(train.marker for train in referee.state.trains[:3])  # the Mexican train keeps its own
+    assert referee.play(2, Tile(9, 1), 2).verdict.legal
+    assert referee.play(0, Tile(1, 5), 2).verdict.reason == "train_not_eligible"
+
+
+def test_a_misread_play_mended_is_judged_again_with_the_plays_after_it():
+    referee = WatchReferee.start(watch_rules(players=2, highest=9), engine=9, starter=0)
+    assert referee.play(0, Tile(9, 4), 0).verdict.legal
+    assert referee.play(1, Tile(9, 2), 1).verdict.legal
+    assert referee.amend(Tile(9, 4), Tile(9, 6), 0)
+    assert referee.open_end(0) == 6 and referee.open_end(1) == 2 and referee.state.turn == 0
+    assert referee.amend(Tile(9, 8), Tile(9, 7), 0) is False  # never laid
+
+
+def test_a_tile_laid_after_a_misread_one_mends_it_rather_than_being_flagged():
+    """Seat 0's 9-6 on the Mexican train is read 9-4 (its outer half unsure between 4 and 6); seat 1
+    lays the 6-2 after it, its inner half surely a 6: the 9-4 was a 9-6, and the 6-2 is legal."""
+    from vision.observation import Observation, Sighting
+    from vision.trains import Hub, Layout
+    from vision.trains import Train as LaidTrain
+
+    def box(x: float) -> np.ndarray:
+        return np.array([[x, 90], [x, 110], [x + 40, 110], [x + 40, 90]], np.float32)
+
+    def odds(inner: dict[int, float], outer: dict[int, float]) -> np.ndarray:
+        halves = np.zeros((2, 10), np.float32)
+        for half, shares in enumerate((inner, outer)):
+            for count, share in shares.items():
+                halves[half, count] = share
+        return halves
+
+    tiles = [
+        Sighting(box(0), (9, 9)),
+        Sighting(box(100), (9, 4), odds=odds({9: 1.0}, {4: 0.7, 6: 0.3})),
+        Sighting(box(142), (6, 2), odds=odds({6: 1.0}, {2: 1.0})),
+    ]
+
+    def reading(laid: int) -> Observation:
+        layout = Layout(Hub((20.0, 100.0), 50.0), 0, (LaidTrain(0.0, tuple(range(1, 1 + laid)), (0,) * laid),), (), ())
+        return Observation(tuple(tiles[: 1 + laid]), 640, 480, layout=layout, flags=())
+
+    readings = iter([reading(0), reading(1), reading(2)])
+    seats = Seats({0.0: "mexican", 120.0: 0, 240.0: 1})
+    watcher = Watcher(lambda frame: next(readings), players=2, highest=9, seats=seats)
+    events = []
+    for step in range(3):
+        frame = np.full((120, 160, 3), 90, np.uint8)
+        frame[20:40, 10 + 40 * step : 30 + 40 * step] = 250
+        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
+        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    assert [(e["tile"], e["player"], e["legal"]) for e in events] == [("9-4", 0, True), ("6-2", 1, True)]
+    assert watcher.trains[0].tiles == [(9, 6), (6, 2)]
+
+
+def test_the_table_is_read_where_it_is_played_and_put_back_in_the_frame():
+    """Once the hub and the tiles' size are known, the reader gets the part of the frame round them
+    (the detector sees small tiles larger), and what it saw is put back in the frame's pixels; the
+    whole frame where no hub was found in that part."""
+    from vision.observation import Observation, Sighting
+    from vision.trains import Hub, Layout
+
+    box = np.array([[10, 10], [10, 20], [30, 20], [30, 10]], np.float32)
+    given: list[tuple[int, ...]] = []
+
+    def reader(frame: np.ndarray) -> Observation:
+        given.append(frame.shape)
+        return Observation(
+            (Sighting(box, (3, 3)),),
+            frame.shape[1],
+            frame.shape[0],
+            layout=Layout(Hub((20.0, 15.0), 8.0), 0, (), (), ()),
+        )
+
+    watcher = Watcher(reader, players=2, highest=9)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    assert watcher._read(frame).tiles[0].corners.tolist() == box.tolist()  # nothing known yet: the whole frame
+    watcher.look_whole, watcher.hub, watcher.gate.tile_px = False, (640.0, 360.0, 30.0), 20.0
+    seen = watcher._read(frame)
+    height, width = given[-1][:2]
+    assert width < 400 and height < 400
+    (x0, y0), (dx, dy) = seen.tiles[0].corners[0], box[0]
+    assert seen.layout is not None and seen.layout.hub is not None
+    assert (seen.width, seen.height) == (1280, 720)
+    assert seen.layout.hub.centre == (20.0 + x0 - dx, 15.0 + y0 - dy)
+    assert abs(x0 - dx + width / 2 - 640) <= 1 and abs(y0 - dy + height / 2 - 360) <= 1  # round the hub

@@ -213,6 +213,26 @@ class Observation:
         added = {stage: ms, **others} if first else {**others, stage: ms}
         return replace(self, timings_ms={**added, "total": self.timings_ms.get("total", 0.0) + ms})
 
+    def moved(self, dx: float, dy: float, width: int, height: int) -> Observation:
+        """The same seen in a larger picture (``width`` x ``height``) that holds this one at ``(dx, dy)``:
+        a part of a frame read alone, put back in the frame's pixels."""
+        step = np.array([dx, dy], np.float32)
+
+        def hub(at: Hub | None) -> Hub | None:
+            return None if at is None else Hub((at.centre[0] + dx, at.centre[1] + dy), at.radius)
+
+        layout = None if self.layout is None else replace(self.layout, hub=hub(self.layout.hub))
+        return replace(
+            self,
+            tiles=tuple(replace(tile, corners=tile.corners + step) for tile in self.tiles),
+            cut_by_frame=tuple(replace(tile, corners=tile.corners + step) for tile in self.cut_by_frame),
+            markers=tuple(replace(marker, corners=marker.corners + step) for marker in self.markers),
+            hub=hub(self.hub),
+            layout=layout,
+            width=width,
+            height=height,
+        )
+
     def twin_of(self, index: int) -> int | None:
         """For a tile left out as read like a surer one (``Reason.READ_ALIKE``), that counted tile's index."""
         tile = self.tiles[index]

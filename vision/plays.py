@@ -11,8 +11,8 @@ Two jobs, both about what the camera may say of a play and no more:
   A tile on a seat's own train was laid by that seat; any other by the seat whose turn it is. A seat
   with its marker out may have drawn and passed unseen, so where a seat plays its own train out of
   turn and every seat before it has its marker out, they are taken to have passed; otherwise the
-  play is judged ``not_your_turn``. A marker that appears on the train of the seat whose turn it is
-  is that seat's pass.
+  play is judged ``not_your_turn`` (the watcher may first ``resync``, where it lost the turn). A
+  marker that appears on the train of the seat whose turn it is is that seat's pass.
 
 >>> from engine import Rules
 >>> referee = WatchReferee.start(watch_rules(players=4, highest=12), engine=12, starter=0)
@@ -27,7 +27,7 @@ Verdict(legal=True, reason=None, message='')
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -185,11 +185,19 @@ class WatchReferee:
         self.state = apply(self.state, move)
         return left
 
-    def resync(self, player: int) -> None:
+    def resync(self, player: int, markers: Mapping[int, bool] | None = None) -> None:
         """The seats before ``player`` taken to have passed unseen: the watcher lost the turn (it missed a
-        play or a pass), and takes it up again at ``player``."""
-        for seat in self._seats_before(player):
+        play or a pass), and takes it up again at ``player``. ``markers``: whether each seat's marker is
+        seen out; a seat whose marker is not seen may have played unseen, so its train stays closed."""
+        skipped = self._seats_before(player)
+        for seat in skipped:
             self.passed(seat)
+        if markers is None:
+            return
+        trains = list(self.state.trains)
+        for seat in skipped:
+            trains[seat] = replace(trains[seat], marker=markers.get(seat, trains[seat].marker))
+        self.state = replace(self.state, trains=tuple(trains))
 
     def take_back(self, tile: Tile, train: TrainRef) -> bool:
         """Undo the last play where it laid ``tile`` on ``train`` (and the passes after it); False
@@ -202,6 +210,20 @@ class WatchReferee:
                     del self.history[back:]
                     return True
                 return False
+        return False
+
+    def amend(self, laid: Tile, read_now: Tile, train: TrainRef) -> bool:
+        """The play that laid ``laid`` on ``train`` replaced by ``read_now`` (a misreading mended), and
+        the moves after it judged again; False where the engine never applied it."""
+        for back, (before, move) in enumerate(self.history):
+            if move.action == "play" and move.tile == laid and move.train == train:
+                moves = [Move.play(move.player, read_now, train), *(later for _, later in self.history[back + 1 :])]
+                self.state, self.history = before, self.history[:back]
+                for again in moves:
+                    if judge(self.state, again).legal:
+                        self.history.append((self.state, again))
+                        self.state = apply(self.state, again)
+                return True
         return False
 
     def unseen(self, also_seen: Iterable[Tile] = ()) -> set[Tile]:

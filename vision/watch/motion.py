@@ -41,7 +41,11 @@ class Phase(StrEnum):
 @dataclass(frozen=True)
 class MotionConfig:
     width: int = 160
-    """Frames are compared at this width (the height keeps the aspect)."""
+    """Frames are compared at this width (the height keeps the aspect)..."""
+    tile_small_px: float = 8.0
+    """...or wider, up to ``most_width``, so that a tile is this many small pixels long once the watcher
+    has told the tiles' size: a tile of a far table, and its marker, must not vanish in the blur."""
+    most_width: int = 480
     pixel_change: float = 18.0
     """Grey levels (of 255, after the blur) that a small pixel must change by to count."""
     moving_share: float = 0.002
@@ -64,6 +68,13 @@ class MotionConfig:
     crosses the edge and often rests still while a tile is set down; a tile does not reach the edge.
     A change still at the edge this long after (a cup put down there, a train run off the picture)
     counts all the same."""
+    arm_tiles: float = 8.0
+    """A change covering this many tiles' faces or more that reaches the picture's edge is an arm, waited
+    for; a smaller one is a tile laid at the edge."""
+    arm_long_tiles: float = 4.0
+    """A change as large that ends inside the picture is an arm too where it is this many tile lengths
+    long (a sleeve that blends into the table, a camera far above a wide table); a tile laid, blurred
+    with its shadow, is not."""
     camera_moved_px: float = 1.5
     """Small pixels the whole picture shifted by that mean the camera moved (the shake of a clamped camera
     is under one)."""
@@ -113,9 +124,13 @@ class MotionGate:
         self.scale = 1.0
         self.content: tuple[int, int, int, int] | None = None
         """The picture's part inside black bars (a letterboxed video), as (x0, y0, x1, y1) small pixels."""
-        self.arm_least_px = 0.0
-        """The least area (full-frame pixels) of a change at the edge that is taken for an arm: told by
-        the watcher from the tiles' size (an arm covers several tiles); 0 until then."""
+        self.tile_px = 0.0
+        """The tiles' length in full-frame pixels, told by the watcher once it has read them (0 until
+        then, ``tell_tile``): an arm is told from a tile by it, and the frames' width is chosen by it."""
+        self.width = config.width
+        self.stable_frame: np.ndarray | None = None
+        """The last stable picture at full size: made small again when the width changes (not the next
+        picture, which may hold an arm)."""
         self.arm: Arm | None = None
         """The arm seen reaching farthest in since the stable picture."""
 
@@ -153,7 +168,7 @@ class MotionGate:
         self.phase = Phase.IDLE if change is None else Phase.STABLE
         self.held, self.again = 0, None
         if change is not None:
-            self.reference = small
+            self.reference, self.stable_frame = small, frame_bgr
             change = replace(change, arm=self.arm)
         self.arm = None
         return change
@@ -162,16 +177,41 @@ class MotionGate:
         if arm is not None and (self.arm is None or arm.reach > self.arm.reach):
             self.arm = arm
 
+    def tell_tile(self, length_px: float, frame_width: int) -> None:
+        """The tiles are ``length_px`` long in frames ``frame_width`` wide. Where the small frames would
+        change width by more than a quarter, they are made at the new width from here on, the stable
+        picture too."""
+        self.tile_px = length_px
+        wanted = self.config.tile_small_px * frame_width / max(length_px, 1.0)
+        width = int(np.clip(wanted, self.config.width, min(self.config.most_width, frame_width)))
+        if abs(width - self.width) > self.width / 4:
+            self.width, self.previous, self.content = width, None, None
+            if self.stable_frame is not None:
+                self.reference = self._small(self.stable_frame)
+
     def read_again(self) -> None:
         """Answer a quiet picture ``again_frames`` from now as a change even if nothing changed (the
         reader wants another look); the stable picture is kept, so an arm still in view is waited for
         as ever."""
         self.again = self.frames + self.config.again_frames
 
+    def _camera_moved(self, now: np.ndarray, before: np.ndarray) -> bool:
+        """Whether the whole picture shifted: by phase correlation, and the shift explains the change
+        (on a cloth of dots or stripes the correlation finds shifts that do not)."""
+        (dx, dy), _ = cv2.phaseCorrelate(before, now)
+        if np.hypot(dx, dy) < self.config.camera_moved_px:
+            return False
+        height, width = now.shape
+        moved = cv2.warpAffine(
+            before, np.float32([[1, 0, dx], [0, 1, dy]]), (width, height), borderMode=cv2.BORDER_REPLICATE
+        )
+        threshold = self.config.pixel_change
+        return int(_changed(now, moved, threshold).sum()) < int(_changed(now, before, threshold).sum()) / 2
+
     def _small(self, frame_bgr: np.ndarray) -> np.ndarray:
         height, width = frame_bgr.shape[:2]
-        self.scale = width / self.config.width
-        size = (self.config.width, max(1, round(height / self.scale)))
+        self.scale = width / self.width
+        size = (self.width, max(1, round(height / self.scale)))
         grey = cv2.cvtColor(cv2.resize(frame_bgr, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
         if self.content is None:
             self.content = _inside_bars(grey)
@@ -196,10 +236,10 @@ class MotionGate:
         return Change(regions, _share(mask))  # type: ignore[arg-type, unused-ignore]
 
     def _arm(self, small: np.ndarray) -> Arm | None:
-        """A changed region as large as an arm that reaches the picture's edge (inside any black bars);
-        None where none does, or the picture itself shifted (the camera moved: that counts at once).
-        A tile laid at the edge is smaller than ``arm_least_px`` once the watcher has told the tiles'
-        size."""
+        """A changed region as large as an arm that reaches the picture's edge (inside any black bars),
+        or as long as one; None where none is, or the picture itself shifted (the camera moved: that
+        counts at once).
+        A tile laid at the edge is smaller than an arm once the watcher has told the tiles' size."""
         assert self.reference is not None and self.content is not None
         left, top, right, bottom = self.content
         mask = _changed(small, self.reference, self.config.pixel_change)[top:bottom, left:right]
@@ -208,20 +248,39 @@ class MotionGate:
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
         edge = np.zeros(labels.shape, bool)
         edge[:2], edge[-2:], edge[:, :2], edge[:, -2:] = True, True, True, True
-        least = max(self.config.min_region_px, self.arm_least_px / self.scale**2)
-        arms = [label for label in set(labels[edge].tolist()) - {0} if stats[label, cv2.CC_STAT_AREA] >= least]
+        tile = self.tile_px / self.scale
+        least = max(self.config.min_region_px, self.config.arm_tiles * tile * tile / 2)
+        at_edge = set(labels[edge].tolist())
+        arms = [
+            label
+            for label in range(1, count)
+            if stats[label, cv2.CC_STAT_AREA] >= least
+            and (label in at_edge or (tile > 0 and _length(labels == label) >= self.config.arm_long_tiles * tile))
+        ]
         if not arms:
             return None
-        (dx, dy), _ = cv2.phaseCorrelate(self.reference[top:bottom, left:right], small[top:bottom, left:right])
-        if np.hypot(dx, dy) >= self.config.camera_moved_px:
+        if self._camera_moved(small[top:bottom, left:right], self.reference[top:bottom, left:right]):
             return None
         largest = max(arms, key=lambda label: stats[label, cv2.CC_STAT_AREA])
-        rows, columns = np.nonzero(edge & (labels == largest))
-        crossing = np.array([columns.mean() + left, rows.mean() + top])
         rows, columns = np.nonzero(labels == largest)
         points = np.stack([columns + left, rows + top], axis=1).astype(np.float64)
+        if largest in at_edge:
+            rows, columns = np.nonzero(edge & (labels == largest))
+            crossing = np.array([columns.mean() + left, rows.mean() + top])
+        else:  # the arm's end nearest the picture's edge is where it comes from
+            to_edge = np.minimum.reduce(
+                [points[:, 0] - left, right - 1 - points[:, 0], points[:, 1] - top, bottom - 1 - points[:, 1]]
+            )
+            crossing = points[int(np.argmin(to_edge))]
         hand = points[int(np.argmax(np.linalg.norm(points - crossing, axis=1)))]
         return Arm(tuple(crossing * self.scale), tuple(hand * self.scale))  # type: ignore[arg-type]
+
+
+def _length(region: np.ndarray) -> float:
+    """The long side of the rotated box round a region's pixels."""
+    rows, columns = np.nonzero(region)
+    (_, _), (width, height), _ = cv2.minAreaRect(np.stack([columns, rows], axis=1).astype(np.float32))
+    return float(max(width, height))
 
 
 def _inside_bars(grey: np.ndarray) -> tuple[int, int, int, int]:

@@ -27,11 +27,24 @@ import numpy as np
 from engine import MEXICAN, Tile
 from vision.flags import FlagKind
 from vision.geometry import tile_length
-from vision.observation import Observation
+from vision.observation import Observation, Reason
 from vision.plays import PICK_CONFIG, PickConfig, WatchReferee, candidates, pick, watch_rules
-from vision.table_analysis import Seats, TableAnalysis, TrainReading, too_small
+from vision.table_analysis import Seats, TableAnalysis, too_small
+from vision.trains import Train
 from vision.watch.looks import TileLook, table_grey
 from vision.watch.motion import MOTION_CONFIG, Arm, Change, MotionConfig, MotionGate
+from vision.watch.places import (
+    JOIN_TILES,
+    ODDS_FLOOR,
+    centre,
+    fused,
+    gap,
+    inner_first,
+    inner_half,
+    open_end,
+    oriented,
+    same_place,
+)
 
 Event = dict[str, Any]
 Reader = Callable[[np.ndarray], Observation]
@@ -39,6 +52,11 @@ Reader = Callable[[np.ndarray], Observation]
 TILE_FLAGS = frozenset({FlagKind.DUPLICATE_TILE, FlagKind.OUT_OF_SET})
 """RULES.md 8's flags told as a tile is laid. An illegal join is the play's own verdict, an open double
 is told when the turn ends, and an unsure reading asks for a redo."""
+
+NOT_A_TILE = frozenset(
+    {Reason.FOUND_UNSURELY, Reason.ODD_SHAPE, Reason.PART_OF_TILE, Reason.ACROSS_TWO, Reason.OTHER_POSE, Reason.ON_HUB}
+)
+"""Boxes that may be no new tile at all: not looked for at a train's open end."""
 
 
 @dataclass(frozen=True)
@@ -52,17 +70,31 @@ class WatchConfig:
     sure_tile_px: float = 40.0
     """Tiles seen shorter than this are read unsurely (many plays missed or asked again): ``advice`` says
     so. Lower than ``hubcam analyze``'s: a new tile's inner end is known, and few tiles are left to be it."""
-    arm_tiles: float = 8.0
-    """A change at the picture's edge covering this many tiles' faces or more is an arm, waited for
-    (``MotionConfig.edge_patience``); a smaller one is a tile laid at the edge."""
     arm_seat_deg: float = 25.0
     """The arm's line must point this near a seat to tell who laid a tile (and 10 degrees nearer than
     at any other seat); else the engine's turn tells."""
     arm_at_tile: float = 2.0
-    """An arm whose hand came no nearer a new tile than this many tile lengths did not lay it."""
+    """An arm that came no nearer a new tile than this many tile lengths (from the edge to its hand)
+    did not lay it..."""
+    hand_at_tile: float = 3.0
+    """...nor one whose hand (its point farthest in, or its shadow's) ended farther from it than this."""
     engine_readings: int = 3
     """Stable pictures that must read the engine alike before it is believed: one reading of a small
     double is often off by a few pips."""
+    mend_ratio: float = 4.0
+    """A train's last tile is read again when a tile is laid after it: its outer end is mended where the
+    two readings together name another number this many times likelier than the one reported."""
+    play_margin_tiles: float = 3.0
+    """The table is read in the part of the frame round the hub and the known tiles, this many tile
+    lengths wider on each side (room for the trains to grow, and new ones)..."""
+    whole_share: float = 0.7
+    """...unless that part is this share of the frame's longer side or more: then the whole frame."""
+    redo_readings: int = 3
+    """Readings of a new tile, its odds combined, that must all be unsure before a redo is asked for."""
+    marker_least: float = 0.2
+    """A marker box scoring this or more stands by its train: a marker believed wrongly opens the train
+    to every seat (``train_not_eligible`` unseen) and makes a pass; 0.97 of such boxes were right on the
+    tuning tables (benchmarks/results/markers.md), against 0.74 at ``hubcam analyze``'s 0.05."""
     takeback_frames: int = 15
     """A train read one tile short is a take-back once read so again at least this many frames later.
     A train read more than one tile short, or gone, is a reading that missed tiles (a hand resting on
@@ -86,6 +118,11 @@ class KnownTrain:
     """Whether the last reading saw a marker by it that ``marker`` does not yet believe."""
     looks: list[TileLook | None] = field(default_factory=list)
     """How each tile's place looked when it was accepted (None: unknown, as after the camera moved)."""
+    places: list[np.ndarray | None] = field(default_factory=list)
+    """Each tile's corners as last seen, its inner end's first (None: unknown, as after the camera
+    moved): the next tile is looked for at the last one's open end."""
+    odds: list[np.ndarray | None] = field(default_factory=list)
+    """Each tile's halves' odds as (inner, outer), over every reading that saw it in its place."""
 
 
 @dataclass
@@ -109,6 +146,8 @@ class Watcher:
     suspect: dict[tuple[int, int], int] = field(init=False, default_factory=dict)
     """(train, tiles read) of trains read one tile shorter than known, and the frame first read so: a
     reading as short ``takeback_frames`` later confirms the take-back."""
+    pending: dict[int, _Pending] = field(init=False, default_factory=dict)
+    """By train, the new tile at its end not told surely yet, as read so far."""
     asked: set[tuple[int, int]] = field(init=False, default_factory=set)
     """(train, place) of tiles a redo was asked for already."""
     last_events: list[Event] = field(init=False, default_factory=list)
@@ -119,13 +158,14 @@ class Watcher:
     by the trains' first tiles (their inner ends match it). Until then the referee's engine is the
     likeliest reading, and a train's first tile is picked without it and then tells it."""
     engine_votes: dict[int, int] = field(init=False, default_factory=dict)
+    engine_odds: np.ndarray | None = field(init=False, default=None)
+    """The engine's number's odds over every reading of it (both its halves show it): weighed with the
+    round's first tile's inner half, which must match it."""
     anchor: np.ndarray | None = field(init=False, default=None)
     """The gate's small frame when the hub was last placed: a hub read elsewhere on a picture that did
     not move is a misreading, not the camera moved."""
-    out_of_turn: int | None = field(init=False, default=None)
-    """The seat whose play on its own train was just judged ``not_your_turn`` (None: the last play was
-    not). The next seat round doing the same means the watch missed a play or a pass: the turn is
-    taken up from there."""
+    look_whole: bool = field(init=False, default=True)
+    """Whether the next reading is of the whole frame (the last one found no hub in the play's part)."""
     advice: str | None = field(init=False, default=None)
     """What the user should change for a sure watch (tiles seen too small), once known."""
     arm: Arm | None = field(init=False, default=None)
@@ -156,16 +196,17 @@ class Watcher:
 
     def _on_change(self, frame_bgr: np.ndarray, change: Change, stamp: _Stamp) -> list[Event]:
         self.arm = change.arm
-        seen = self.reader(frame_bgr)
+        seen = self._read(frame_bgr)
         self.grey = table_grey(frame_bgr)
-        if seen.layout is None or seen.layout.hub is None:
-            self.gate.read_again()  # no hub in sight (a hand resting over it?): read again once it is quiet
+        self.look_whole = seen.layout is None or seen.layout.hub is None
+        if self.look_whole:
+            self.gate.read_again()  # no hub in sight (a hand resting over it? moved?): read all again once quiet
             return []
         events: list[Event] = []
         lengths = [tile_length(tile.corners) for tile in seen.tiles]
         if lengths:
             length = float(np.median(lengths))
-            self.gate.arm_least_px = self.config.arm_tiles * length * length / 2
+            self.gate.tell_tile(length, frame_bgr.shape[1])
             self.advice = self.advice or too_small(length, self.config.sure_tile_px)
         hub = seen.layout.hub
         if self.hub is not None:
@@ -178,6 +219,7 @@ class Watcher:
                 self._relocate(seen, TableAnalysis.of(seen, stamp.name))
         self.hub = (hub.centre[0], hub.centre[1], hub.radius)
         self.anchor = self.gate.previous
+        self._engine_seen(seen)
         analysis = TableAnalysis.of(seen, stamp.name, self._seats())
         if self.referee is None:
             self._acquire(seen, analysis)
@@ -186,6 +228,37 @@ class Watcher:
             events += self._compare(seen, analysis, stamp)
         self.seen, self.analysis = seen, analysis
         return events
+
+    def _read(self, frame_bgr: np.ndarray) -> Observation:
+        """The table read where it is played (``_play_region``): the detector sees small tiles larger."""
+        height, width = frame_bgr.shape[:2]
+        region = None if self.look_whole else self._play_region(width, height)
+        if region is None:
+            return self.reader(frame_bgr)
+        x0, y0, x1, y1 = region
+        return self.reader(frame_bgr[y0:y1, x0:x1]).moved(x0, y0, width, height)
+
+    def _play_region(self, width: int, height: int) -> tuple[int, int, int, int] | None:
+        """The part ``(x0, y0, x1, y1)`` of the frame round the hub and the tiles known, with room for
+        the trains to grow, as a square where it fits; None (the whole frame) until they are known, or
+        where it is most of the frame."""
+        length = self.gate.tile_px
+        if self.hub is None or length <= 0:
+            return None
+        x, y, radius = self.hub
+        corners = [np.array([[x - radius, y - radius], [x + radius, y + radius]])]
+        corners += [place for train in self.trains for place in train.places if place is not None]
+        points = np.concatenate(corners).astype(np.float64)
+        margin = self.config.play_margin_tiles * length
+        low, high = points.min(axis=0) - margin, points.max(axis=0) + margin
+        side = float((high - low).max())
+        if side >= self.config.whole_share * max(width, height):
+            return None
+        half = np.minimum(side / 2, np.array([width, height]) / 2)
+        centre = np.clip((low + high) / 2, half, np.array([width, height]) - half)
+        x0, y0 = np.maximum(centre - half, 0).astype(int)
+        x1, y1 = np.minimum(centre + half, [width, height]).astype(int)
+        return int(x0), int(y0), int(x1), int(y1)
 
     def _picture_shift(self) -> float:
         """How far (full-frame px) the picture moved since the hub was last placed, by phase correlation
@@ -204,16 +277,34 @@ class Watcher:
     def _acquire(self, seen: Observation, analysis: TableAnalysis) -> None:
         """The first table seen: its trains are the round so far. An engine not read is told by the
         trains' first tiles (their inner ends match it), else by the first tile laid."""
-        self.trains = [
-            KnownTrain(t.slot_angle, t.owner, list(t.pips), t.marker, looks=[self._look(seen, i) for i in t.tile_ids])
-            for t in analysis.trains
-        ]
+        assert seen.layout is not None
+        self.trains = []
+        for reading, laid in zip(analysis.trains, seen.layout.trains, strict=True):
+            ends = list(zip(reading.tile_ids, laid.inner_halves, strict=True))
+            self.trains.append(
+                KnownTrain(
+                    reading.slot_angle,
+                    reading.owner,
+                    list(reading.pips),
+                    self._marked(seen, laid),
+                    looks=[self._look(seen, tile_id) for tile_id in reading.tile_ids],
+                    places=[inner_first(seen.tiles[tile_id].corners, inner) for tile_id, inner in ends],
+                    odds=[oriented(seen.tiles[tile_id].odds, inner) for tile_id, inner in ends],
+                )
+            )
         firsts = [train.tiles[0][0] for train in self.trains if train.tiles and train.tiles[0] is not None]
         if firsts:
             self._learn_engine(max(set(firsts), key=firsts.count))
         else:
             self._learn_engine(self.highest if analysis.engine is None else analysis.engine[0], known=False)
             self._engine_read(analysis)
+
+    def _engine_seen(self, seen: Observation) -> None:
+        assert seen.layout is not None
+        odds = None if seen.layout.engine is None else seen.tiles[seen.layout.engine].odds
+        if odds is not None:
+            both = (odds[0] + ODDS_FLOOR) * (odds[1] + ODDS_FLOOR)
+            self.engine_odds = fused(self.engine_odds, both / both.sum())
 
     def _engine_read(self, analysis: TableAnalysis) -> None:
         if self.engine_known or analysis.engine is None:
@@ -253,44 +344,120 @@ class Watcher:
         for train in self.trains:
             train.slot_angle = (train.slot_angle + offset) % 360
             train.looks = [None] * len(train.tiles)  # the picture moved under them
+            train.places = [None] * len(train.tiles)
+            train.odds = [None] * len(train.tiles)
         self.suspect.clear()
 
     def _compare(self, seen: Observation, analysis: TableAnalysis, stamp: _Stamp) -> list[Event]:
         assert seen.layout is not None and self.referee is not None
         events: list[Event] = []
-        places: list[int] = []
-        for reading in analysis.trains:
+        read_as: list[int] = []
+        """The known train of each train read."""
+        for number, reading in enumerate(analysis.trains):
             known_at = self._known(reading.slot_angle)
             if known_at is None:
                 self.trains.append(KnownTrain(reading.slot_angle, reading.owner, []))
                 known_at = len(self.trains) - 1
-            places.append(known_at)
+            read_as.append(known_at)
             known = self.trains[known_at]
             known.slot_angle, known.owner = reading.slot_angle, reading.owner
-            events += self._marker(known, reading, stamp)  # a pass comes before the plays it lets happen
-        growing: list[tuple[int, int]] = []
-        for number, (reading, known_at) in enumerate(zip(analysis.trains, places, strict=True)):
-            known = self.trains[known_at]
-            if len(reading.pips) > len(known.tiles):
-                growing.append((number, known_at))
-            elif len(reading.pips) < len(known.tiles):
-                events += self._shorter(known_at, len(reading.pips), stamp)
-        if sum(len(analysis.trains[number].pips) - len(self.trains[at].tiles) for number, at in growing) != 1:
+            events += self._marker(known, seen, seen.layout.trains[number], stamp)  # a pass, then plays
+        length = float(np.median([tile_length(tile.corners) for tile in seen.tiles])) if seen.tiles else 0.0
+        placed = self._follow_places(seen, length)
+        for known in self.trains:
+            for at in range(len(known.tiles)):
+                self._mend(known, at)
+        readings = dict(zip(read_as, range(len(read_as)), strict=True))
+        for number, known_at in enumerate(read_as):
+            if len(analysis.trains[number].pips) < len(self.trains[known_at].tiles):
+                events += self._shorter(known_at, len(analysis.trains[number].pips), stamp)
+        growing = [
+            known_at
+            for known_at in range(len(self.trains))
+            if self._next_tile(seen, readings.get(known_at), known_at, placed, length) is not None
+        ]
+        if len(growing) != 1:
             self.arm = None  # the arm laid one tile at most: which, is not known
         while growing:  # several tiles new at once (plays missed, or laid quickly): in turn order
             turn = self.referee.state.turn
-            number, known_at = next((item for item in growing if self.trains[item[1]].owner == turn), growing[0])
-            laid, told = self._lay_next(seen, analysis, number, known_at, stamp)
+            known_at = next((at for at in growing if self.trains[at].owner == turn), growing[0])
+            found = self._next_tile(seen, readings.get(known_at), known_at, placed, length)
+            if found is None:
+                growing.remove(known_at)
+                continue
+            laid, told = self._lay_next(seen, analysis, known_at, *found, stamp)
             events += told
             if not laid and self.trains[known_at].owner == turn:
                 self.gate.read_again()
                 break  # the seat whose turn it is laid a tile not read yet: the others' come after it
-            if not laid or len(self.trains[known_at].tiles) >= len(analysis.trains[number].pips):
-                growing.remove((number, known_at))
+            if not laid:
+                growing.remove(known_at)
+            else:
+                placed.add(found[0])
         for known_at, known in enumerate(self.trains):
-            if known_at not in places and known.tiles:
+            if known_at not in read_as and known.tiles:
                 events += self._shorter(known_at, 0, stamp)
         return events
+
+    def _follow_places(self, seen: Observation, length: float) -> set[int]:
+        """Each known tile's place moved to the tile seen there (the camera shakes, a tile is nudged);
+        the ids of the tiles seen where a known tile lies, and of the engine."""
+        placed = set() if seen.layout is None or seen.layout.engine is None else {seen.layout.engine}
+        for train in self.trains:
+            for at, place in enumerate(train.places):
+                if place is None:
+                    continue
+                near = [
+                    (float(np.hypot(*(centre(tile.corners) - centre(place)))), tile_id)
+                    for tile_id, tile in enumerate(seen.tiles)
+                    if tile_id not in placed and same_place(tile.corners, place, length)
+                ]
+                if near:
+                    tile_id = min(near)[1]
+                    placed.add(tile_id)
+                    tile = seen.tiles[tile_id]
+                    inner = inner_half(tile.corners, (place[0] + place[1]) / 2)
+                    train.places[at] = inner_first(tile.corners, inner)
+                    train.odds[at] = fused(train.odds[at], oriented(tile.odds, inner))
+        return placed
+
+    def _next_tile(
+        self,
+        seen: Observation,
+        number: int | None,
+        known_at: int,
+        placed: set[int],
+        length: float,
+    ) -> tuple[int, int] | None:
+        """The tile seen new at a known train's open end, and its inner half: the one touching its last
+        tile's open end; else the next in the train as read (number: the reading of that train), where
+        the reading holds the known tiles. None where no new tile is seen there."""
+        assert seen.layout is not None and self.hub is not None
+        known = self.trains[known_at]
+        last = known.places[-1] if known.places else None
+        if last is not None:
+            before = known.places[-2] if len(known.places) > 1 else None
+            end = open_end(last, self.hub[:2] if before is None else centre(before))
+            touching = [
+                (gap(tile.corners, end), tile_id)
+                for tile_id, tile in enumerate(seen.tiles)
+                if tile_id not in placed
+                and tile.reason not in NOT_A_TILE
+                and 0.6 <= tile_length(tile.corners) / length <= 1.6
+                and gap(tile.corners, end) <= JOIN_TILES * length
+                and np.dot(centre(tile.corners) - end, end - centre(last)) > 0  # beyond the end, not beside
+            ]
+            if touching:
+                tile_id = min(touching)[1]
+                return tile_id, inner_half(seen.tiles[tile_id].corners, end)
+        if number is None:
+            return None
+        layout_train, place = seen.layout.trains[number], len(known.tiles)
+        if len(layout_train.tile_ids) <= place or layout_train.tile_ids[place] in placed:
+            return None
+        if place and last is not None and layout_train.tile_ids[place - 1] not in placed:
+            return None  # the reading's train is not the known one up to here
+        return layout_train.tile_ids[place], layout_train.inner_halves[place]
 
     def _known(self, slot_angle: float) -> int | None:
         reach = self.config.slot_reach_deg
@@ -298,40 +465,55 @@ class Watcher:
         close = [item for item in near if item[0] <= reach]
         return min(close)[1] if close else None
 
-    def _marker(self, known: KnownTrain, reading: TrainReading, stamp: _Stamp) -> list[Event]:
-        """A marker come out (seen on two readings running) on the train of the seat whose turn it is:
-        that seat passed. A marker seen once asks for another reading soon."""
+    def _marker(self, known: KnownTrain, seen: Observation, train: Train, stamp: _Stamp) -> list[Event]:
+        """A marker come out (seen surely, ``marker_least``, on two readings running) on the train of the
+        seat whose turn it is: that seat passed. A marker seen once asks for another reading soon."""
         assert self.referee is not None
-        came_out = reading.marker and known.marker_once and not known.marker
-        if reading.marker and not known.marker and not known.marker_once:
+        marked = self._marked(seen, train)
+        came_out = marked and known.marker_once and not known.marker
+        if marked and not known.marker and not known.marker_once:
             self.gate.read_again()
-        known.marker_once = reading.marker and not known.marker
-        if came_out or not reading.marker:
-            known.marker = reading.marker
+        known.marker_once = marked and not known.marker
+        if came_out or not marked:
+            known.marker = marked
         if not came_out or not isinstance(known.owner, int) or known.owner != self.referee.state.turn:
             return []
         return [self._unsatisfied(left, stamp) for left in self.referee.passed(known.owner)]
 
+    def _marked(self, seen: Observation, train: Train) -> bool:
+        return train.marker is not None and seen.markers[train.marker].confidence >= self.config.marker_least
+
     def _lay_next(
-        self, seen: Observation, analysis: TableAnalysis, number: int, known_at: int, stamp: _Stamp
+        self, seen: Observation, analysis: TableAnalysis, known_at: int, tile_id: int, inner: int, stamp: _Stamp
     ) -> tuple[bool, list[Event]]:
-        """The next tile new at a train's end, picked, judged and told; False where it was unsure (a
-        redo is asked for once)."""
+        """The tile new at a train's end (``inner``: its half at the train's end), picked, judged and
+        told; False where it is unsure yet: it is read again soon, its odds combined with the earlier
+        readings of it, and a redo is asked for (once) where ``redo_readings`` readings were unsure."""
         assert seen.layout is not None and self.referee is not None
         known = self.trains[known_at]
-        layout_train = seen.layout.trains[number]
         place = len(known.tiles)
-        tile_id, inner_half = layout_train.tile_ids[place], layout_train.inner_halves[place]
         sighting = seen.tiles[tile_id]
+        odds = oriented(sighting.odds, inner)
+        pips = None if sighting.pips is None else (sighting.pips[inner], sighting.pips[1 - inner])
+        readings = 1
+        earlier = self.pending.get(known_at)
+        if earlier is not None and same_place(earlier.corners, sighting.corners, tile_length(sighting.corners)):
+            odds, readings = fused(earlier.odds, odds), earlier.readings + 1
+        if known.tiles and odds is not None:
+            self._mend(known, len(known.tiles) - 1, odds[0])
         train_ref = known.owner
         unseen = self.referee.unseen(Tile(*pair) for train in self.trains for pair in train.tiles if pair is not None)
         first = not known.tiles and not self.referee.history  # the round's first tile: it tells the engine
+        if first and not self.engine_known and odds is not None and self.engine_odds is not None:
+            odds = np.stack([fused(odds[0], self.engine_odds), odds[1]])  # type: ignore[arg-type]
         ends = set() if first or not (self.engine_known or known.tiles) else self._ends(known)
-        ranked = candidates(sighting.pips, sighting.odds, inner_half, ends, unseen, self.config.pick)
+        ranked = candidates(pips, odds, 0, ends, unseen, self.config.pick)
         chosen = pick(ranked, self.config.pick)
         events: list[Event] = []
         if chosen is None:
-            if (known_at, place) not in self.asked:
+            self.pending[known_at] = _Pending(sighting.corners, odds, readings)
+            self.gate.read_again()
+            if readings >= self.config.redo_readings and (known_at, place) not in self.asked:
                 self.asked.add((known_at, place))
                 best = ", ".join(f"{c.inner}-{c.outer} ({c.share:.0%})" for c in ranked[:3]) or "nothing"
                 events.append(stamp.event("redo", train=train_ref, message=(
@@ -343,6 +525,9 @@ class Watcher:
             self._learn_engine(chosen.inner)  # a train's first tile matches the engine: a surer sign than its reading
         known.tiles.append((chosen.inner, chosen.outer))
         known.looks.append(self._look(seen, tile_id))
+        known.places.append(inner_first(sighting.corners, inner))
+        known.odds.append(odds)
+        self.pending.pop(known_at, None)
         self.suspect.pop((known_at, len(known.tiles)), None)
         tile = f"{chosen.inner}-{chosen.outer}"
         if train_ref is None:
@@ -352,15 +537,10 @@ class Watcher:
             return True, events
         player = self._seat_by_arm(sighting.corners)
         player = self.referee.who_played(train_ref) if player is None else player
-        turn = self.referee.state.turn
-        if (
-            player == train_ref != turn
-            and self.out_of_turn is not None
-            and player == (self.out_of_turn + 1) % self.players
-        ):
-            self.referee.resync(player)  # two seats in a row played out of turn: the watch lost the turn, not they
+        if player != self.referee.state.turn:
+            seen_out = {train.owner: train.marker for train in self.trains if isinstance(train.owner, int)}
+            self.referee.resync(player, seen_out)  # passes behind markers already out are unseen, and plays missed
         judged = self.referee.play(player, chosen.tile, train_ref)
-        self.out_of_turn = player if judged.verdict.reason == "not_your_turn" and player == train_ref else None
         events += [self._unsatisfied(left, stamp) for left in judged.unsatisfied]
         verdict = judged.verdict
         events.append(stamp.event("play", player=player, tile=tile, train=train_ref, legal=verdict.legal,
@@ -368,19 +548,39 @@ class Watcher:
         events += self._tile_flags(analysis, tile_id, judged.player, tile, train_ref, stamp)
         return True, events
 
+    def _mend(self, known: KnownTrain, at: int, evidence: np.ndarray | None = None) -> None:
+        """A tile's outer end read again: by the readings since it was laid, and by ``evidence``, the
+        inner half of a tile laid after it (on a legal train they are alike). Where they name another
+        number much more surely than the one reported, the tile was misread and is mended, in the
+        engine too, before a tile laid after it is judged by it. Sure readings that disagree with a
+        new tile are left as they are: an illegal play."""
+        assert self.referee is not None
+        pair, odds = known.tiles[at], known.odds[at]
+        if pair is None or odds is None or (evidence is not None and evidence.shape != odds[1].shape):
+            return
+        outer = odds[1] + ODDS_FLOOR
+        if evidence is not None:
+            outer = outer * (evidence + ODDS_FLOOR)
+        best = int(np.argmax(outer))
+        if best == pair[1] or best > self.highest or outer[best] < self.config.mend_ratio * outer[pair[1]]:
+            return
+        mended = Tile(pair[0], best)
+        taken = {Tile(*laid) for train in self.trains for laid in train.tiles if laid is not None}
+        if mended in taken or mended in self.referee.state.on_table:
+            return
+        known.tiles[at] = (pair[0], best)
+        if known.owner is not None:
+            self.referee.amend(Tile(*pair), mended, known.owner)
+
     def _seat_by_arm(self, corners: np.ndarray) -> int | None:
-        """The seat whose arm laid the tile at ``corners``: an arm whose hand reached the tile, and
-        whose line from the hand out through the picture's edge points at the seat (the seats sit round
-        the hub, past the picture's edge, in their slots' directions). None without a seat map or such
-        an arm, or where two seats lie nearly as well along that line."""
-        seats, arm = self._seats(), self.arm
+        """The seat whose arm laid the tile at ``corners``: an arm that reached the tile, whose line from
+        the hand out through the picture's edge points at the seat (the seats sit round the hub, past the
+        picture's edge, in their slots' directions). None without a seat map or such an arm, or where two
+        seats lie nearly as well along that line."""
+        seats, arm = self._seats(), self._arm_at(corners)
         if arm is None or self.hub is None or seats is None:
             return None
-        tile, hand, crossing, hub = (
-            np.array(point) for point in (corners.mean(axis=0), arm.hand, arm.crossing, self.hub[:2])
-        )
-        if np.hypot(*(hand - tile)) > self.config.arm_at_tile * tile_length(corners) or arm.reach < 1.0:
-            return None  # this arm laid something else (a tile not read then, a marker)
+        crossing, hand, hub = np.array(arm.crossing), np.array(arm.hand), np.array(self.hub[:2])
         out = crossing - hand
         reach = 2.5 * max(float(np.hypot(*(crossing - hub))), 4 * self.hub[2])
         off: list[tuple[float, int]] = []
@@ -393,6 +593,21 @@ class Watcher:
         if not off or off[0][0] > self.config.arm_seat_deg or (len(off) > 1 and off[1][0] - off[0][0] < 10.0):
             return None
         return off[0][1]
+
+    def _arm_at(self, corners: np.ndarray) -> Arm | None:
+        """The arm of this change where it reached over or near the tile at ``corners``, from the edge to
+        the hand (else it laid something else: a tile not read then, a marker)."""
+        arm = self.arm
+        if arm is None or arm.reach < 1.0:
+            return None
+        tile, crossing, hand = corners.mean(axis=0), np.array(arm.crossing), np.array(arm.hand)
+        along = float(np.clip(np.dot(tile - crossing, hand - crossing) / arm.reach**2, 0.0, 1.0))
+        length = tile_length(corners)
+        if np.hypot(*(crossing + along * (hand - crossing) - tile)) > self.config.arm_at_tile * length:
+            return None
+        if np.hypot(*(hand - tile)) > self.config.hand_at_tile * length:
+            return None  # it passed the tile on its way farther in
+        return arm
 
     def _look(self, seen: Observation, tile_id: int) -> TileLook | None:
         return None if self.grey is None else TileLook.of(self.grey, seen.tiles[tile_id].corners)
@@ -425,6 +640,10 @@ class Watcher:
         pair = known.tiles.pop()
         if known.looks:
             known.looks.pop()
+        if known.places:
+            known.places.pop()
+        if known.odds:
+            known.odds.pop()
         if pair is None:
             return []
         undone = known.owner is not None and self.referee.take_back(Tile(*pair), known.owner)
@@ -448,6 +667,16 @@ class Watcher:
         return stamp.event(
             "flag", kind="unsatisfied_double", player=seat, tile=f"{number}-{number}", train=train, message=message
         )
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A new tile read unsurely so far: where it lies, and its halves' odds (inner, outer) over the
+    ``readings`` that saw it there."""
+
+    corners: np.ndarray
+    odds: np.ndarray | None
+    readings: int
 
 
 @dataclass(frozen=True)
