@@ -21,7 +21,7 @@ from datasets.synth.pip_halves import (
     scene_jobs,
     write_shard,
 )
-from vision.read.pip_peaks import STEP, count_peaks, peak_mask, peaks_of
+from vision.read.pip_peaks import STEP, THRESHOLD, UNSURE_BAND, count_peaks, peak_mask, peaks_of
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="needs torch (the train extra)")
@@ -48,8 +48,8 @@ def test_count_is_the_number_of_clear_peaks(count):
 
 def test_peaks_below_the_threshold_are_not_counted_and_near_it_make_the_half_unsure():
     clear = drawn([(4, 4, 0.95), (12, 12, 0.1)])  # a speck's faint bump: not a pip, not a doubt
-    near_above = drawn([(4, 4, 0.95), (12, 12, 0.6)])
-    near_below = drawn([(4, 4, 0.95), (12, 12, 0.4)])
+    near_above = drawn([(4, 4, 0.95), (12, 12, (THRESHOLD + UNSURE_BAND[1]) / 2)])  # inside the band, either side
+    near_below = drawn([(4, 4, 0.95), (12, 12, (UNSURE_BAND[0] + THRESHOLD) / 2)])
     counts, unsure = count_peaks(np.stack([clear, near_above, near_below]))
     assert counts.tolist() == [1, 2, 1]
     assert unsure.tolist() == [False, True, True]

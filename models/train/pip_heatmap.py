@@ -328,8 +328,8 @@ def write_card(out_dir: Path, recipe: Recipe, state: dict[str, Any], data: dict[
     )
     card = {
         "model": "model.onnx",
-        "task": "a heatmap of pip centres on one half; the count is its peaks at 0.5 or higher "
-        "(vision/read/pip_peaks.py), a peak within 0.3-0.7 makes the half unsure",
+        "task": f"a heatmap of pip centres on one half; the count is its peaks at {THRESHOLD} or higher "
+        f"(vision/read/pip_peaks.py), a peak within {UNSURE_BAND[0]}-{UNSURE_BAND[1]} makes the half unsure",
         "input": "(n, 3, 48, 48) float 0-1, BGR, the tile's end on the left (vision/read/halves.py)",
         "output": "heatmap (n, 1, 24, 24), probabilities: place j's centre is half pixel 2j + 0.5",
         "parameters": parameters,

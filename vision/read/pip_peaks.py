@@ -19,10 +19,11 @@ from vision.onnx_session import as_input, cpu_session
 
 STEP = 2
 """Half pixels per heatmap place: place j's centre is pixel ``STEP * j + (STEP - 1) / 2``."""
-THRESHOLD = 0.5
-"""A peak this high (sigmoid) or higher is a pip."""
-UNSURE_BAND = (0.3, 0.7)
-"""A peak whose height lies inside this band makes its half unsure."""
+THRESHOLD = 0.45
+"""A peak this high (sigmoid) or higher is a pip: chosen with UNSURE_BAND on the cache's val halves by
+``benchmarks.pip_heatmap_band`` (the most halves right among settings right when sure at least 0.97)."""
+UNSURE_BAND = (0.3, 0.6)
+"""A peak whose height lies inside this band makes its half unsure (``benchmarks.pip_heatmap_band``)."""
 
 
 @dataclass(frozen=True)
