@@ -15,6 +15,7 @@ import pytest
         "benchmarks.eval.metrics",
         "datasets.synth.pips",
         "vision.pipeline",
+        "vision.geometry",
         "vision.observation",
         "vision.plays",
         "vision.watch.looks",

@@ -37,6 +37,21 @@ def tile_length(corners: np.ndarray) -> float:
     return float(sides.max())
 
 
+def square_within(low: np.ndarray, high: np.ndarray, side: float, frame: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The box ``(x0, y0, x1, y1)`` of a square ``side`` pixels wide round the middle of ``low`` and
+    ``high`` (x, y), moved inside a ``frame`` (width, height), and cut to it where larger than it.
+
+    >>> square_within(np.array([10.0, 10.0]), np.array([30.0, 30.0]), 100, (640, 480))  # moved in
+    (0, 0, 100, 100)
+    """
+    size = np.array(frame, np.float64)
+    half = np.minimum(side / 2, size / 2)
+    centre = np.clip((np.asarray(low) + np.asarray(high)) / 2, half, size - half)
+    x0, y0 = np.maximum(centre - half, 0).astype(int)
+    x1, y1 = np.minimum(centre + half, size).astype(int)
+    return int(x0), int(y0), int(x1), int(y1)
+
+
 def upright_box(corners: np.ndarray) -> np.ndarray:
     """The upright box round a quadrilateral, as four corners."""
     x0, y0 = np.asarray(corners).min(axis=0)

@@ -26,6 +26,7 @@ from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Propo
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
 from vision.exposure import brightened
+from vision.geometry import square_within
 from vision.leave_out import (
     ACROSS,
     LEAST_BOX_SCORE,
@@ -194,13 +195,10 @@ def closer_region(
     points = quads.reshape(-1, 2)
     low, high = points.min(axis=0) - length, points.max(axis=0) + length
     side = max(float((high - low).max()), length * input_px / closer.target_px)
-    half = np.minimum(side / 2, np.array([width, height]) / 2)
-    centre = np.clip((low + high) / 2, half, np.array([width, height]) - half)  # inside the photo
-    x0, y0 = np.maximum(centre - half, 0).astype(int)
-    x1, y1 = np.minimum(centre + half, [width, height]).astype(int)
+    x0, y0, x1, y1 = square_within(low, high, side, (width, height))
     if max(width, height) / max(x1 - x0, y1 - y0) < closer.least_gain:
         return None
-    return int(x0), int(y0), int(x1), int(y1)
+    return x0, y0, x1, y1
 
 
 def face_up_boxes(found: Detections) -> int:

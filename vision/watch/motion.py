@@ -195,9 +195,9 @@ class MotionGate:
         as ever."""
         self.again = self.frames + self.config.again_frames
 
-    def _camera_moved(self, now: np.ndarray, before: np.ndarray) -> bool:
+    def _camera_moved(self, now: np.ndarray, before: np.ndarray, changed: int) -> bool:
         """Whether the whole picture shifted: by phase correlation, and the shift explains the change
-        (on a cloth of dots or stripes the correlation finds shifts that do not)."""
+        (``changed`` small pixels; on a cloth of dots or stripes the correlation finds shifts that do not)."""
         (dx, dy), _ = cv2.phaseCorrelate(before, now)
         if np.hypot(dx, dy) < self.config.camera_moved_px:
             return False
@@ -205,8 +205,7 @@ class MotionGate:
         moved = cv2.warpAffine(
             before, np.float32([[1, 0, dx], [0, 1, dy]]), (width, height), borderMode=cv2.BORDER_REPLICATE
         )
-        threshold = self.config.pixel_change
-        return int(_changed(now, moved, threshold).sum()) < int(_changed(now, before, threshold).sum()) / 2
+        return int(_changed(now, moved, self.config.pixel_change).sum()) < changed / 2
 
     def _small(self, frame_bgr: np.ndarray) -> np.ndarray:
         height, width = frame_bgr.shape[:2]
@@ -242,8 +241,8 @@ class MotionGate:
         A tile laid at the edge is smaller than an arm once the watcher has told the tiles' size."""
         assert self.reference is not None and self.content is not None
         left, top, right, bottom = self.content
-        mask = _changed(small, self.reference, self.config.pixel_change)[top:bottom, left:right]
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        changed = _changed(small, self.reference, self.config.pixel_change)[top:bottom, left:right]
+        mask = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # an arm in pieces is one arm
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
         edge = np.zeros(labels.shape, bool)
@@ -259,7 +258,9 @@ class MotionGate:
         ]
         if not arms:
             return None
-        if self._camera_moved(small[top:bottom, left:right], self.reference[top:bottom, left:right]):
+        if self._camera_moved(
+            small[top:bottom, left:right], self.reference[top:bottom, left:right], int(changed.sum())
+        ):
             return None
         largest = max(arms, key=lambda label: stats[label, cv2.CC_STAT_AREA])
         rows, columns = np.nonzero(labels == largest)

@@ -26,7 +26,7 @@ import numpy as np
 
 from engine import MEXICAN, Tile
 from vision.flags import FlagKind
-from vision.geometry import tile_length
+from vision.geometry import square_within, tile_length
 from vision.observation import Observation, Reason
 from vision.plays import PICK_CONFIG, PickConfig, WatchReferee, candidates, pick, watch_rules
 from vision.table_analysis import Seats, TableAnalysis, too_small
@@ -203,9 +203,8 @@ class Watcher:
             self.gate.read_again()  # no hub in sight (a hand resting over it? moved?): read all again once quiet
             return []
         events: list[Event] = []
-        lengths = [tile_length(tile.corners) for tile in seen.tiles]
-        if lengths:
-            length = float(np.median(lengths))
+        length = float(np.median([tile_length(tile.corners) for tile in seen.tiles])) if seen.tiles else 0.0
+        if length:
             self.gate.tell_tile(length, frame_bgr.shape[1])
             self.advice = self.advice or too_small(length, self.config.sure_tile_px)
         hub = seen.layout.hub
@@ -225,7 +224,7 @@ class Watcher:
             self._acquire(seen, analysis)
         else:
             self._engine_read(analysis)
-            events += self._compare(seen, analysis, stamp)
+            events += self._compare(seen, analysis, length, stamp)
         self.seen, self.analysis = seen, analysis
         return events
 
@@ -254,11 +253,7 @@ class Watcher:
         side = float((high - low).max())
         if side >= self.config.whole_share * max(width, height):
             return None
-        half = np.minimum(side / 2, np.array([width, height]) / 2)
-        centre = np.clip((low + high) / 2, half, np.array([width, height]) - half)
-        x0, y0 = np.maximum(centre - half, 0).astype(int)
-        x1, y1 = np.minimum(centre + half, [width, height]).astype(int)
-        return int(x0), int(y0), int(x1), int(y1)
+        return square_within(low, high, side, (width, height))
 
     def _picture_shift(self) -> float:
         """How far (full-frame px) the picture moved since the hub was last placed, by phase correlation
@@ -348,7 +343,8 @@ class Watcher:
             train.odds = [None] * len(train.tiles)
         self.suspect.clear()
 
-    def _compare(self, seen: Observation, analysis: TableAnalysis, stamp: _Stamp) -> list[Event]:
+    def _compare(self, seen: Observation, analysis: TableAnalysis, length: float, stamp: _Stamp) -> list[Event]:
+        """What changed against the trains accepted so far (``length``: the tiles' median length)."""
         assert seen.layout is not None and self.referee is not None
         events: list[Event] = []
         read_as: list[int] = []
@@ -362,7 +358,6 @@ class Watcher:
             known = self.trains[known_at]
             known.slot_angle, known.owner = reading.slot_angle, reading.owner
             events += self._marker(known, seen, seen.layout.trains[number], stamp)  # a pass, then plays
-        length = float(np.median([tile_length(tile.corners) for tile in seen.tiles])) if seen.tiles else 0.0
         placed = self._follow_places(seen, length)
         for known in self.trains:
             for at in range(len(known.tiles)):
