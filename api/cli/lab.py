@@ -23,11 +23,24 @@ MOST_TILT = 75.0
 """The steepest camera ``hubcam synth --tilt`` draws (degrees off vertical)."""
 
 
+MOST_PER_ROUND = 20
+"""``hubcam synth --kind frames --per-round``: more states than this of one round add little."""
+
+
+NO_PEAKS = "none"
+"""``--peaks none``: the counter read alone, no pip-peak counter asked."""
+
+
+def peaks_model(text: str) -> Path | str:
+    return NO_PEAKS if text.lower() == NO_PEAKS else Path(text)
+
+
 def add_synth(verbs: Verbs) -> None:
     synth = verbs.add_parser("synth", help="render synthetic table photos (or videos of play) with exact labels")
     synth.add_argument(
-        "--kind", choices=["hand", "table", "video"], required=True,
-        help="hands of tiles, tables in play, or videos of a round being played (ground truth per event)",
+        "--kind", choices=["hand", "table", "video", "frames"], required=True,
+        help="hands of tiles, tables in play, videos of a round being played (ground truth per event), or "
+        "those videos' frames as hubcam watch shows them to the table detector (--n rounds)",
     )  # fmt: skip
     synth.add_argument("--n", type=int, required=True, help="how many images (videos)")
     synth.add_argument("--seed", type=int, default=0, help="set seed (default 0): same seed, same images")
@@ -38,6 +51,10 @@ def add_synth(verbs: Verbs) -> None:
     synth.add_argument("--players", type=int, default=None, help="videos: seats at the table, 2-6 (default: drawn)")
     synth.add_argument(
         "--plays", type=int, default=None, help="videos: tiles laid before the video stops (default: drawn, 15-30)"
+    )  # fmt: skip
+    synth.add_argument(
+        "--per-round", type=int, default=None, metavar="K",
+        help=f"frames: states of the table photographed per round, 1-{MOST_PER_ROUND} (default 3)",
     )  # fmt: skip
     synth.add_argument("--workers", type=int, default=2, help="processes rendering in parallel (default 2)")
     synth.add_argument(
@@ -95,6 +112,12 @@ def add_eval(verbs: Verbs) -> None:
         "--counter", type=Path, metavar="ONNX", help="a pip counter to run instead of the bundled one (a candidate)"
     )
     ev.add_argument(
+        "--peaks",
+        type=peaks_model,
+        metavar="ONNX",
+        help="a pip-peak counter to overrule the counter in place of the bundled one (a candidate); none: not asked",
+    )
+    ev.add_argument(
         "--detector", type=Path, metavar="ONNX", help="a tile detector to run instead of the bundled one (a candidate)"
     )
     ev.add_argument(
@@ -120,6 +143,10 @@ def run_synth(args: argparse.Namespace) -> int:
         raise UsageError(f"invalid --n: {args.n} (expected at least 1)")
     if args.kind == "video":
         return _run_synth_video(args)
+    if args.kind == "frames":
+        return _run_synth_frames(args)
+    if args.per_round is not None:
+        raise UsageError("--per-round is for --kind frames")
     if args.players is not None or args.plays is not None:
         raise UsageError("--players and --plays are for --kind video")
     size = _parse_size(args.size or "1280x960")
@@ -151,6 +178,23 @@ def _run_synth_video(args: argparse.Namespace) -> int:
     options = VideoOptions(players=args.players, plays=args.plays)
     names = write_videos(args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
     print(f"{len(names)} videos with ground truth in {args.out} (NNNNN.mp4, .json, .truth.jsonl, _seats.json)")
+    return 0
+
+
+def _run_synth_frames(args: argparse.Namespace) -> int:
+    from datasets.synth.video_frames import PER_ROUND, write_frames
+
+    if args.players is not None or args.plays is not None:
+        raise UsageError("--players and --plays are for --kind video")
+    per_round = PER_ROUND if args.per_round is None else args.per_round
+    if not 1 <= per_round <= MOST_PER_ROUND:
+        raise UsageError(f"invalid --per-round: {per_round} (expected 1 to {MOST_PER_ROUND})")
+    size = _parse_size(args.size or "1280x720")
+    try:
+        names = write_frames(args.n, args.seed, args.out, size, per_round, workers=max(1, args.workers))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(f"{len(names)} video frames with labels from {args.n} rounds in {args.out} (contact sheet: preview/)")
     return 0
 
 
@@ -221,11 +265,14 @@ def run_eval(args: argparse.Namespace) -> int:
     else:
         roles = (
             ("counter", args.counter),
+            ("peaks", args.peaks),
             ("detector", args.detector),
             ("verifier", args.verifier),
             ("refiner", args.refiner),
         )
         models = {role: path for role, path in roles if path}
+        if args.peaks == NO_PEAKS:
+            models["peaks"] = None
         pipeline = eval_pipeline(args.pipeline, models)
         report = evaluate(labels, out, pipeline=pipeline, title=f"{args.pipeline} on {name}", worst=args.worst)
     print((out / "summary.md").read_text())
@@ -249,7 +296,7 @@ def eval_pipeline(name: str, models: Models) -> Pipeline:
             raise UsageError(
                 "pips-on-true-corners reads the labelled corners: it runs no detector, verifier or refiner"
             )
-        return pips_on_true_corners(models.get("counter"))
+        return pips_on_true_corners(models)
     if name == "table":
         return table_reader(models)
     if name == "hubcam-unverified":
@@ -263,12 +310,13 @@ def eval_pipeline(name: str, models: Models) -> Pipeline:
     return hand_scorer(models)
 
 
-def pips_on_true_corners(counter: Path | None) -> PipsOnTrueCorners:
-    """The pip counter alone (``counter``, or the bundled one), reading the labelled corners."""
+def pips_on_true_corners(models: Models) -> PipsOnTrueCorners:
+    """The pip counter alone (``counter`` and ``peaks`` in ``models``, or the bundled ones), reading the
+    labelled corners."""
     from benchmarks.eval.oracle import PipsOnTrueCorners
 
     with models_at_hand():
-        return PipsOnTrueCorners() if counter is None else PipsOnTrueCorners(counter)
+        return PipsOnTrueCorners(**models)
 
 
 VERBS: dict[str, AddVerb] = {"synth": add_synth, "export": add_export, "eval": add_eval}

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from vision.watch.watcher import Watcher
 
 Models = Mapping[str, Path | None]
-"""ONNX files in place of the bundled ones, by role (``counter``, ``detector``, ``verifier``, ``refiner``);
-None for ``verifier`` or ``refiner``: run without that stage."""
+"""ONNX files in place of the bundled ones, by role (``counter``, ``peaks``, ``detector``, ``verifier``,
+``refiner``); None for ``peaks``, ``verifier`` or ``refiner``: run without that stage."""
 
 
 @contextmanager

@@ -41,7 +41,7 @@ from datasets.synth.layout import (
     put_marker,
     take_marker,
 )
-from datasets.synth.photograph import fixed_shot, photograph
+from datasets.synth.photograph import Shot, fixed_shot, photograph
 from datasets.synth.round_play import PlayedVideoRound, TableStep, play_video_round
 from datasets.synth.scene import FULL, shaped
 from datasets.synth.styles import maker_extras, makers_pips, random_tile_style
@@ -212,15 +212,33 @@ def plan_reach(
     return Reach(start, tuple(arms[:out]), start + switch if lays else None, start + out)
 
 
-def make_video(seed: int, size_px: tuple[int, int], options: VideoOptions, path: Path) -> dict[str, Any]:
-    """Play, render and write one video to ``path`` (an .mp4); returns its manifest, truth and seat map."""
-    rng = random.Random(f"video-{seed}")
+@dataclass(frozen=True)
+class FilmedRound:
+    """A round played, the table after each step, and the one shot that films them all."""
+
+    players: int
+    played: PlayedVideoRound
+    states: tuple[Scene, ...]
+    shot: Shot
+
+
+def film_round(seed: int, size_px: tuple[int, int], options: VideoOptions, rng: random.Random) -> FilmedRound:
+    """What ``make_video`` films for ``seed`` (``hubcam synth --kind frames`` photographs the same);
+    draws from ``rng`` (the video's stream) the seats and plays not given in ``options``."""
     players = options.players or rng.randint(2, 6)
     plays = options.plays or rng.randint(*PLAYS)
     played = _played_round(seed, players, plays, options.strategy)
     scene, ends, lay_rng = video_table(seed, players, played.engine)
     states = table_states(scene, ends, played, lay_rng)
     shot = fixed_shot(states[-1], size_px, VIDEO_CAMERA, seed, around=_whole_table(states[-1]))
+    return FilmedRound(players, played, tuple(states), shot)
+
+
+def make_video(seed: int, size_px: tuple[int, int], options: VideoOptions, path: Path) -> dict[str, Any]:
+    """Play, render and write one video to ``path`` (an .mp4); returns its manifest, truth and seat map."""
+    rng = random.Random(f"video-{seed}")
+    filmed = film_round(seed, size_px, options, rng)
+    players, played, states, shot = filmed.players, filmed.played, filmed.states, filmed.shot
     stills = [photograph(state, shot)[0] for state in states]
     camera = shot.camera
     seats = seat_map(states[0], camera)

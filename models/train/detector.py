@@ -37,6 +37,9 @@ class Recipe:
     """AdamW's learning rate, with no warm-up, for a gentle run from earlier weights; None: Ultralytics
     chooses (AdamW at 0.0014 for three classes on runs this short, after three epochs of warm-up
     whose biases start at 0.1: a run from earlier weights learns much of them again)."""
+    cache: str | None = "disk"
+    """Where Ultralytics keeps the images decoded and resized ("disk": ``.npy`` files beside the
+    export's images, deterministic, unlike "ram"; None: each JPEG decoded again every epoch)."""
     halved_view: bool = False
     """Whether the images are averaged down by halves before Ultralytics shrinks them the rest of the
     way bilinearly, as the pipeline then shows it photos (``vision.detect.onnx_obb.view_of``): a phone
@@ -77,6 +80,7 @@ def train(
             patience=recipe.patience,
             mosaic=recipe.mosaic,
             degrees=recipe.degrees,
+            cache=recipe.cache or False,
             pretrained=str(start_from) if start_from else False,  # a path: its weights, nothing fetched
             **({"optimizer": "AdamW", "lr0": recipe.lr0, "warmup_epochs": 0} if recipe.lr0 is not None else {}),
             amp=False,
