@@ -637,3 +637,49 @@ def test_the_reader_on_labelled_corners_reads_the_face_up_tiles_alone():
     read = PipsOnTrueCorners()(image, label)
     assert len(read.tiles) == 1
     np.testing.assert_array_equal(read.tiles[0].corners, face_up.corners)
+
+
+def test_the_peak_counter_overrules_the_counter_only_on_tiles_large_enough(monkeypatch):
+    """A counter sure of 7 pips on every half, a peak counter that finds 10 clear peaks on a dark half
+    and 4 on a bright one: the peaks' count is taken on a tile long enough (FOR_HANDS), and a sure
+    low count within one pip of the peaks stands (vision.read.fusion)."""
+    from vision.read import pip_peaks, pip_reader
+    from vision.read.fusion import FOR_HANDS
+
+    class Counter:
+        def __init__(self, path, what):
+            pass
+
+        def get_inputs(self):
+            return [type("Input", (), {"shape": ["n", 3, 48, 48]})]
+
+        def get_outputs(self):
+            return [type("Output", (), {"shape": ["n", 19]})]
+
+        def run(self, names, feeds):
+            logits = np.full((len(feeds["halves"]), 19), -20.0, np.float32)
+            bright = feeds["halves"].mean(axis=(1, 2, 3)) > 0.5
+            logits[~bright, 7], logits[bright, 3] = 20.0, 20.0
+            return [logits]
+
+    class Peaks(Counter):
+        def run(self, names, feeds):
+            maps = np.zeros((len(feeds["halves"]), 1, 24, 24), np.float32)
+            bright = feeds["halves"].mean(axis=(1, 2, 3)) > 0.5
+            for index, light in enumerate(bright):
+                for place in range(4 if light else 10):
+                    maps[index, 0, 2 + 2 * (place // 5), 2 + 4 * (place % 5)] = 0.95
+            return [maps]
+
+    monkeypatch.setattr(pip_reader, "cpu_session", Counter)
+    monkeypatch.setattr(pip_peaks, "cpu_session", Peaks)
+    reader = pip_reader.PipReader(Path("counter.onnx"), peaks=Path("peaks.onnx"))
+    long_side = FOR_HANDS.peaks_from_px + 10
+    large = np.array([[10, 50], [10, 10], [10 + long_side, 10], [10 + long_side, 50]], np.float32)
+    small = np.array([[10, 30], [10, 10], [50, 10], [50, 30]], np.float32)
+    image = np.zeros((100, 400, 3), np.uint8)
+    image[:, 200:] = 255  # the bright tile
+    counted, too_small, low = reader.read(image, [large, small + np.float32([0, 60]), large + np.float32([200, 0])])
+    assert counted.pips == (10, 10) and not counted.uncertain
+    assert too_small.pips == (7, 7)
+    assert low.pips == (3, 3)

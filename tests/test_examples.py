@@ -21,6 +21,7 @@ import pytest
         "vision.watch.looks",
         "vision.watch.motion",
         "vision.watch.places",
+        "vision.read.fusion",
     ],
 )
 def test_a_modules_docstring_examples_run_as_written(module):

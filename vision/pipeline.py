@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from calibration.table_plane import TablePlane, back_to_photo, points_to_photo, size_spread, square_on, table_plane
-from models import COUNTER, DETECTOR, REFINER
+from models import COUNTER, DETECTOR, PIP_PEAKS, REFINER
 from vision.detect.onnx_obb import FACE_UP_CLASS, Detections, OBBDetector, Proposals, View, only_sure_and_large
 from vision.detect.refine import NO_VERDICT, BoxRefiner, Placed
 from vision.detect.verify import TileVerifier, Weighing, choose_verified, covered_by_better, side_ratios
@@ -41,6 +41,7 @@ from vision.leave_out import (
     odd_shapes,
 )
 from vision.observation import Marker, Observation, Reason
+from vision.read.fusion import FOR_HANDS, Overrule
 from vision.read.pip_reader import READ_IN_FRAME, UNSURE, PipReader, Reading
 from vision.settings import Settings
 from vision.trains import Hub
@@ -221,6 +222,9 @@ class ScorerConfig(Settings):
 
     detector: Path = DETECTOR
     counter: Path = COUNTER
+    peaks: Path | None = PIP_PEAKS
+    """The pip-peak counter that overrules ``counter`` where ``overrule`` says; None: not asked."""
+    overrule: Overrule = FOR_HANDS
     refiner: Path | None = REFINER
     """None: the pips read from the boxes as kept."""
     verifier: Path | str | None = OWN_VERDICT
@@ -274,7 +278,7 @@ class HandScorer:
             conf, iou = PROPOSAL_CONFIDENCE, PROPOSAL_NMS_IOU
             self.verifier = judge_of(config.verifier, self.refiner)
         self.detector = OBBDetector(config.detector, config.detector_size, conf=conf, iou=iou)
-        self.reader = PipReader(config.counter, in_frame=config.in_frame)
+        self.reader = PipReader(config.counter, in_frame=config.in_frame, peaks=config.peaks, overrule=config.overrule)
         self.second_look = config.second_look if self.detector.dynamic else None  # a fixed-size export sees one size
 
     def find_tiles(

@@ -29,13 +29,15 @@ class TableReader:
     """Load the models once; call with a BGR image. ``highest``: the set's highest double (None:
     judged from the photo, and no tile is flagged ``out_of_set``). Tiles, markers and the hub are found
     by the table detector (``models.TABLE_DETECTOR``) and pips counted by the table counter
-    (``models.TABLE_COUNTER``) unless ``detector`` or ``counter`` names another; trains are followed as
+    (``models.TABLE_COUNTER``; no pip-peak counter: ``vision.read.fusion``) unless ``detector``,
+    ``counter`` or ``peaks`` names another; trains are followed as
     ``config`` says."""
 
     def __init__(self, highest: int | None = None, config: TableConfig = TABLE_CONFIG, **models: Any) -> None:
         self.highest = highest
         self.config = config
-        self.scorer = HandScorer(highest=highest, **{"detector": TABLE_DETECTOR, "counter": TABLE_COUNTER, **models})
+        table_models = {"detector": TABLE_DETECTOR, "counter": TABLE_COUNTER, "peaks": None}
+        self.scorer = HandScorer(highest=highest, **{**table_models, **models})
 
     def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Read a table photo (``label`` is accepted for the evaluation harness and ignored)."""

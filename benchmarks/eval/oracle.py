@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.labels import FACE_UP, LabelledImage
-from models import COUNTER
+from models import COUNTER, PIP_PEAKS
 from vision.exposure import brightened
 from vision.geometry import HALF_IN_FRAME, is_cut
 from vision.observation import Observation, Sighting
@@ -23,8 +23,8 @@ class PipsOnTrueCorners:
     face as whatever it showed, and their halves swayed the set judged from the photo (the seed-10
     hands totalled 372 of 400 so, 388 on the face-up tiles alone)."""
 
-    def __init__(self, counter: Path = COUNTER, highest: int | None = None) -> None:
-        self.reader = PipReader(counter, in_frame=HALF_IN_FRAME)  # corners known exactly: the label's share
+    def __init__(self, counter: Path = COUNTER, highest: int | None = None, peaks: Path | None = PIP_PEAKS) -> None:
+        self.reader = PipReader(counter, in_frame=HALF_IN_FRAME, peaks=peaks)  # corners known exactly: the label's
         self.highest = highest
 
     def __call__(self, image_bgr: np.ndarray, label: LabelledImage) -> Observation:

@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from engine.tiles import SET_SIZES
-from vision.geometry import halves_in_frame_each
+from vision.geometry import halves_in_frame_each, tile_length
 from vision.observation import Reason
 from vision.onnx_session import as_input, cpu_session
+from vision.read.fusion import FOR_HANDS, Overrule, overruled
 from vision.read.halves import cut_halves
+from vision.read.pip_peaks import PipPeakReader
 
 COUNTS = max(SET_SIZES) + 1
 """A half holds 0-18 pips. A counter may give one answer more, "no count" (a printed back's half):
@@ -80,9 +82,12 @@ class PipReader:
         min_confidence: float = MIN_CONFIDENCE,
         reread_views: int = REREAD_VIEWS,
         in_frame: float = READ_IN_FRAME,
+        peaks: Path | None = None,
+        overrule: Overrule = FOR_HANDS,
     ) -> None:
         """``in_frame``: the share of each half that must lie inside the photo for a tile to be read
-        (HALF_IN_FRAME for corners known exactly, as labelled ones are)."""
+        (HALF_IN_FRAME for corners known exactly, as labelled ones are); ``peaks``: a pip-peak
+        counter's ONNX that overrules the counter where ``overrule`` says (``vision.read.fusion``; None: not asked)."""
         self.session = cpu_session(model_path, "pip counter")
         self.min_confidence = min_confidence
         self.reread_views = reread_views
@@ -90,6 +95,10 @@ class PipReader:
         self.half_px = int(self.session.get_inputs()[0].shape[2])
         """The side of a half as the model was trained (its input's fixed height and width)."""
         self.outputs = int(self.session.get_outputs()[0].shape[1])
+        self.peaks = None if peaks is None else PipPeakReader(peaks)
+        self.overrule = overrule
+        if self.peaks is not None and self.peaks.half_px != self.half_px:
+            raise ValueError(f"the peak counter reads {self.peaks.half_px} px halves, the counter {self.half_px} px")
 
     def probabilities(self, halves: np.ndarray) -> np.ndarray:
         """``(n, outputs)`` probabilities of each count (and of a cut half, where the counter says
@@ -101,10 +110,8 @@ class PipReader:
         odds = np.exp(logits)
         return odds / odds.sum(axis=1, keepdims=True)
 
-    def read(self, image_bgr: np.ndarray, corners: list[np.ndarray], highest: int | None = None) -> list[Reading]:
-        """Read every tile; counts above ``highest`` (the set's highest double; None: judged
-        from the photo, see ``likely_set``) are impossible and refused."""
-        halves = cut_halves(image_bgr, corners, self.half_px)
+    def looked_again(self, halves: np.ndarray) -> np.ndarray:
+        """``probabilities``, a half read less surely than RECHECK read again in other views, averaged."""
         probabilities = self.probabilities(halves)
         again = probabilities.max(axis=1) < RECHECK
         if again.any():
@@ -112,6 +119,25 @@ class PipReader:
             read = self.probabilities(np.concatenate(views))  # one batch: one call's overhead
             turned = read.reshape(len(views), -1, probabilities.shape[1])
             probabilities[again] = (probabilities[again] + turned.sum(axis=0)) / (len(views) + 1)
+        return probabilities
+
+    def overruled(self, odds: np.ndarray, halves: np.ndarray, corners: list[np.ndarray]) -> np.ndarray:
+        """``odds`` with the peak counter's say (``vision.read.fusion``), asked only of tiles large enough."""
+        assert self.peaks is not None
+        tile_px = np.repeat([tile_length(quad) for quad in corners], 2).astype(np.float32)
+        asked = tile_px >= self.overrule.peaks_from_px
+        peak_counts, peak_unsure = np.zeros(len(halves), np.int64), np.ones(len(halves), bool)
+        if asked.any():
+            peak_counts[asked], peak_unsure[asked] = self.peaks.count(halves[asked])
+        return overruled(odds, peak_counts, peak_unsure, tile_px, self.overrule)
+
+    def read(self, image_bgr: np.ndarray, corners: list[np.ndarray], highest: int | None = None) -> list[Reading]:
+        """Read every tile; counts above ``highest`` (the set's highest double; None: judged
+        from the photo, see ``likely_set``) are impossible and refused."""
+        halves = cut_halves(image_bgr, corners, self.half_px)
+        probabilities = self.looked_again(halves)
+        if self.peaks is not None:
+            probabilities[:, :COUNTS] = self.overruled(probabilities[:, :COUNTS], halves, corners)
         if highest is None:
             highest = likely_set(probabilities)
         no_count = probabilities[:, COUNTS:].sum(axis=1)  # a cut half's or a back's (0 for a counter without)
