@@ -119,6 +119,26 @@ def test_summary_adds_up_over_images():
     assert summary["failed_stage"] == {"none": 1, "pips": 1}
 
 
+def test_readable_tiles_called_unsure_and_halves_read_surely_but_wrong_are_kept_apart():
+    label = labelled(
+        LabelledTile(tile_box(0, 0), (6, 3)),
+        LabelledTile(tile_box(200, 0), (2, 1)),
+        LabelledTile(tile_box(400, 0), (5, 5)),
+    )
+    prediction = Observation(
+        (
+            Sighting(tile_box(0, 0), (6, 4)),  # sure, one half wrong
+            Sighting(tile_box(200, 0), (2, 2), reason=Reason.READ_UNSURE),  # unsure: wrong, but not sure-wrong
+            Sighting(tile_box(400, 0), (5, 5)),
+        )
+    )
+    score = score_image(label, prediction)
+    assert (score.tiles_unsure, score.halves_sure, score.halves_sure_wrong) == (1, 4, 1)
+    rates = {rate.name: rate for rate in summarise([score])["rates"]}
+    assert (rates["readable tiles called unsure"].successes, rates["readable tiles called unsure"].trials) == (1, 3)
+    assert rates["halves read surely but wrong"].value == 0.25
+
+
 def test_rates_by_set_keep_each_sets_images_apart():
     from benchmarks.eval.run import by_set, summary_markdown
 

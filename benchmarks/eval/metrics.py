@@ -4,6 +4,8 @@
 - Per-half accuracy is judged on matched, readable tiles, half by half at the same
   end of the tile (so a tile read right but turned round counts its halves wrong);
   an exact tile is the right pair of numbers in either order.
+- Kept apart (issue 65): the readable tiles called unsure (left out of the total, flagged
+  ``unreadable_tile`` on a table), and the halves of tiles read surely that are wrong.
 - Every rate comes with a Wilson 95 % interval.
 
 >>> round(polygon_iou(square(0, 0, 2), square(1, 0, 2)), 3)
@@ -50,6 +52,12 @@ class ImageScore:
     error: str | None
     table: TableScore | None = None
     """Hub, engine, trains, lines and flags, where a table reader read the photo."""
+    tiles_unsure: int = 0
+    """Of ``tiles_read`` (matched readable tiles), those the prediction calls uncertain."""
+    halves_sure: int = 0
+    """Halves of matched readable tiles read surely (no reason to leave them out) ..."""
+    halves_sure_wrong: int = 0
+    """... and of those, the ones read wrong."""
 
     @property
     def total_exact(self) -> bool | None:
@@ -135,7 +143,7 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
     Only face-up tiles are to be found (readable or not): face-down and standing ones are not
     counted, so a prediction on one of them is a false find."""
     matches = face_up_matches(label, prediction)
-    halves = halves_right = read = exact = 0
+    halves = halves_right = read = exact = unsure = sure = sure_wrong = 0
     if label.has_pips:
         for i, j in matches:
             truth, guess = label.tiles[i], prediction.found[j]
@@ -143,11 +151,16 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
                 continue
             read += 1
             halves += 2
+            unsure += int(guess.reason is not None)
             ordered = in_label_order(truth.corners, guess)
             if ordered is None:
                 continue
-            halves_right += sum(int(a == b) for a, b in zip(ordered, truth.pips, strict=True))
+            right = [a == b for a, b in zip(ordered, truth.pips, strict=True)]
+            halves_right += sum(right)
             exact += int(sorted(ordered) == sorted(truth.pips))
+            if guess.reason is None:
+                sure += 2
+                sure_wrong += right.count(False)
     total_predicted = prediction.total
     # a table reader reports trains apart from chains: its lines are scored by benchmarks.eval.tables
     chains_right = _chains_right(label, prediction, matches) if prediction.layout is None else None
@@ -176,6 +189,9 @@ def score_image(label: LabelledImage, prediction: Observation) -> ImageScore:
         timings_ms=dict(prediction.timings_ms),
         error=prediction.error,
         table=table,
+        tiles_unsure=unsure,
+        halves_sure=sure,
+        halves_sure_wrong=sure_wrong,
     )
 
 
@@ -214,6 +230,12 @@ def summarise(scores: Sequence[ImageScore]) -> dict[str, object]:
         Rate("tile precision", sum(s.matched for s in scores), sum(s.predicted for s in scores)),
         Rate("per-half accuracy", sum(s.halves_right for s in scores), sum(s.halves for s in scores)),
         Rate("exact tile", sum(s.tiles_exact for s in scores), sum(s.tiles_read for s in scores)),
+        Rate("readable tiles called unsure", sum(s.tiles_unsure for s in scores), sum(s.tiles_read for s in scores)),
+        Rate(
+            "halves read surely but wrong",
+            sum(s.halves_sure_wrong for s in scores),
+            sum(s.halves_sure for s in scores),
+        ),
         Rate("exact photo total", sum(bool(s.total_exact) for s in totals), len(totals)),
         Rate("chains exactly right", sum(s.chains_right == s.chains_label for s in with_chains), len(with_chains)),
         Rate("flag precision", sum(s.flags_right for s in scores), sum(s.flags_predicted for s in scores)),
