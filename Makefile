@@ -9,6 +9,10 @@ EVAL_HANDS := out/synth/eval-hand-v14
 STEEP_HANDS := out/synth/steep-hand-v14
 # Tables in play for measuring `hubcam analyze` (seed 78: never trained on, nor tuned on: that was seed 77).
 EVAL_TABLES := out/synth/eval-table-v14
+# The same 200 tables photographed at a phone's resolution (issue 65: bigger photos must read no worse).
+PHONE_TABLES := out/synth/eval-table-phone-v14
+# Hands of other makers: layouts and pips never learnt (issue 67).
+UNSEEN_HANDS := out/synth/eval-unseen-v14
 
 .PHONY: run simulate test bench eval realism train-deps system-deps clean pip-heatmap
 
@@ -107,6 +111,12 @@ eval: $(BIN)/hubcam
 	cp out/eval/synth-table/summary.md benchmarks/results/eval-synth-table.md
 	$(BIN)/hubcam eval --real --pipeline table --out out/eval/real-table
 	cp out/eval/real-table/summary.md benchmarks/results/eval-real-table.md
+	$(BIN)/hubcam synth --kind table --n 200 --seed 78 --size 2560x1920 --out $(PHONE_TABLES)
+	$(BIN)/hubcam eval --set $(PHONE_TABLES) --pipeline table --out out/eval/synth-table-phone
+	cp out/eval/synth-table-phone/summary.md benchmarks/results/eval-synth-table-phone.md
+	$(BIN)/hubcam synth --kind hand --n 200 --seed 71 --makers unseen --out $(UNSEEN_HANDS)
+	$(BIN)/hubcam eval --set $(UNSEEN_HANDS) --out out/eval/synth-unseen-hubcam
+	cp out/eval/synth-unseen-hubcam/summary.md benchmarks/results/eval-synth-unseen-makers-hubcam.md
 
 # Training needs torch and ultralytics (the train extra; about 6 GB, taken from this machine's disk).
 train-deps: $(BIN)/hubcam
