@@ -25,10 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.pip_heatmap_eval import readable_real_tiles, readable_tiles
 from benchmarks.report import write_report
-from datasets.labels import FACE_UP
 from datasets.synth.dataset import image_seed
-from datasets.synth.pip_halves import MIN_SHORT_SIDE_PX
 from datasets.synth.scene import FULL, UNSEEN_MAKERS, make_scene, render
 from models import COUNTER, PIP_PEAKS, TABLE_COUNTER
 from vision.geometry import tile_length
@@ -75,14 +74,7 @@ def scene_halves(job: tuple[str, bool, int, int]) -> Halves:
     options = UNSEEN_MAKERS if unseen else FULL
     scene = make_scene(kind, image_seed(seed, index), options)
     image, label = render(scene, PHOTO_PX, options)
-    tiles = [
-        tile
-        for tile in label["tiles"]
-        if tile["pose"] == FACE_UP
-        and not tile["cut"]
-        and not tile["unreadable"]
-        and np.linalg.norm(np.subtract(tile["corners"][1], tile["corners"][0])) >= MIN_SHORT_SIDE_PX
-    ]
+    tiles = readable_tiles(label)
     corners = [np.array(tile["corners"], np.float32) for tile in tiles]
     halves = 2 * len(tiles)
     return Halves(
@@ -102,14 +94,7 @@ def real_halves() -> Halves | None:
         return None
     parts = []
     for number, (label, image) in enumerate(iter_images(pip_labelled())):
-        tiles = [
-            tile
-            for tile in label.tiles
-            if tile.counted
-            and not tile.cut
-            and tile.pips is not None
-            and np.linalg.norm(tile.corners[1] - tile.corners[0]) >= MIN_SHORT_SIDE_PX
-        ]
+        tiles = readable_real_tiles(label)
         if tiles:
             wanted = np.array([count for tile in tiles for count in tile.pips], np.int64)
             parts.append(

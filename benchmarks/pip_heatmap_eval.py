@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.report import write_report
-from datasets.labels import FACE_UP
+from datasets.labels import FACE_UP, LabelledImage, LabelledTile
 from datasets.synth.dataset import GENERATOR_VERSION, image_seed
 from datasets.synth.pip_halves import MIN_SHORT_SIDE_PX, photo_shift
 from datasets.synth.scene import UNSEEN_MAKERS, make_scene, render
@@ -43,14 +43,10 @@ PHOTO_PX = (1280, 960)
 """``hubcam synth``'s size."""
 
 
-def hand_halves(job: tuple[int, int]) -> dict[str, Any]:
-    """One unseen-makers hand's readable face-up tiles cut into halves on their labelled corners and on the
-    corners where they are drawn, with their counts and the hand's set."""
-    seed, index = job
-    scene_seed = image_seed(seed, index)
-    scene = make_scene("hand", scene_seed, UNSEEN_MAKERS)
-    image, label = render(scene, PHOTO_PX, UNSEEN_MAKERS)
-    tiles = [
+def readable_tiles(label: dict[str, Any]) -> list[dict[str, Any]]:
+    """A rendered label's face-up tiles that a counter can be asked to read: whole, readable, and not
+    too small (``MIN_SHORT_SIDE_PX``)."""
+    return [
         tile
         for tile in label["tiles"]
         if tile["pose"] == FACE_UP
@@ -58,6 +54,28 @@ def hand_halves(job: tuple[int, int]) -> dict[str, Any]:
         and not tile["unreadable"]
         and np.linalg.norm(np.subtract(tile["corners"][1], tile["corners"][0])) >= MIN_SHORT_SIDE_PX
     ]
+
+
+def readable_real_tiles(label: LabelledImage) -> list[LabelledTile]:
+    """A real photo's counted tiles with pips, whole and not too small (``MIN_SHORT_SIDE_PX``)."""
+    return [
+        tile
+        for tile in label.tiles
+        if tile.counted
+        and not tile.cut
+        and tile.pips is not None
+        and np.linalg.norm(tile.corners[1] - tile.corners[0]) >= MIN_SHORT_SIDE_PX
+    ]
+
+
+def hand_halves(job: tuple[int, int]) -> dict[str, Any]:
+    """One unseen-makers hand's readable face-up tiles cut into halves on their labelled corners and on the
+    corners where they are drawn, with their counts and the hand's set."""
+    seed, index = job
+    scene_seed = image_seed(seed, index)
+    scene = make_scene("hand", scene_seed, UNSEEN_MAKERS)
+    image, label = render(scene, PHOTO_PX, UNSEEN_MAKERS)
+    tiles = readable_tiles(label)
     corners = [np.array(tile["corners"], np.float32) for tile in tiles]
     shift = np.float32(photo_shift())
     return {
@@ -113,14 +131,7 @@ def real_photos(reader: PipPeakReader, bundled: PipReader) -> dict[str, Any] | N
         return None
     halves, wanted, photos = [], [], []
     for number, (label, image) in enumerate(iter_images(pip_labelled())):
-        tiles = [
-            tile
-            for tile in label.tiles
-            if tile.counted
-            and not tile.cut
-            and np.linalg.norm(tile.corners[1] - tile.corners[0]) >= MIN_SHORT_SIDE_PX
-            and tile.pips is not None
-        ]
+        tiles = readable_real_tiles(label)
         if not tiles:
             continue
         halves.append(cut_halves(image, [tile.corners for tile in tiles], HALF_PX))
