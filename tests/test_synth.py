@@ -443,3 +443,49 @@ def test_hubcam_synth_records_the_makers_it_drew_in_the_manifest(tmp_path):
                  "--makers", "unseen", "--out", str(tmp_path / "unseen")]) == 0  # fmt: skip
     options = json.loads((tmp_path / "unseen" / "manifest.json").read_text())["options"]
     assert options["layouts"] == list(HELD_OUT) and options["greyscale"] > 0
+
+
+def end_to_end_steps(scene: Scene) -> list[float]:
+    """How far apart (mm, centre to centre) each two neighbours in a table's trains lie, where neither
+    is a double (a crosswise double steps by its width)."""
+    steps = []
+    for train in scene.trains:
+        for before, after in zip(train.tiles, train.tiles[1:], strict=False):
+            first, second = scene.tiles[before], scene.tiles[after]
+            if first.pips[0] != first.pips[1] and second.pips[0] != second.pips[1]:
+                steps.append(float(np.linalg.norm(np.subtract(second.centre_mm, first.centre_mm))))
+    return steps
+
+
+def test_tables_spaced_wider_lay_their_trains_tiles_further_apart():
+    spaced = dataclasses.replace(FULL, train_gaps_mm=(4.0, 6.0))
+    for seed in range(6):
+        usual, wide = make_scene("table", seed, FULL), make_scene("table", seed, spaced)
+        length = usual.style.size_mm[0]
+        assert max(end_to_end_steps(usual), default=0) <= length + 1.5 + 1e-6
+        assert min(end_to_end_steps(wide), default=length + 4) >= (length + 4) * 0.99  # a bend shortens it a little
+
+
+def test_a_shifted_double_sits_off_its_trains_line():
+    shifted = dataclasses.replace(FULL, double_shift=0.4)
+    offs = []
+    for seed in range(40):
+        scene = make_scene("table", seed, shifted)
+        for train in scene.trains:
+            for before, double, after in zip(train.tiles, train.tiles[1:], train.tiles[2:], strict=False):
+                pips = scene.tiles[double].pips
+                if pips[0] != pips[1]:
+                    continue
+                a, m, b = (np.array(scene.tiles[i].centre_mm) for i in (before, double, after))
+                line = (b - a) / np.linalg.norm(b - a)
+                offs.append(abs(float(np.cross(line, m - a))) / scene.style.size_mm[0])
+    assert offs and max(offs) > 0.1  # centred doubles stay within a few hundredths of the line
+
+
+def test_hubcam_synth_refuses_spacing_for_hands_and_out_of_range(tmp_path):
+    from api.cli import main
+
+    base = ["synth", "--n", "1", "--size", "320x240", "--workers", "1", "--out", str(tmp_path / "x")]
+    assert main([*base, "--kind", "hand", "--gaps", "2-6"]) == 2
+    assert main([*base, "--kind", "table", "--gaps", "6-2"]) == 2
+    assert main([*base, "--kind", "table", "--double-shift", "0.9"]) == 2

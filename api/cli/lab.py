@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from api.cli.common import AddVerb, Verbs
     from benchmarks.eval.oracle import PipsOnTrueCorners
     from benchmarks.eval.run import Pipeline
+    from datasets.synth.options import SceneOptions
 
 
 MOST_TILT = 75.0
@@ -74,6 +75,14 @@ def add_synth(verbs: Verbs) -> None:
         "--tilt", default=None, metavar="LOW-HIGH",
         help="degrees off vertical every camera is tilted, e.g. 45-65 for a steep set (default: the "
         "generator's, up to 45, one in five nearly straight down)",
+    )  # fmt: skip
+    synth.add_argument(
+        "--gaps", default=None, metavar="LOW-HIGH",
+        help="tables: millimetres between a train's tiles, e.g. 2-6 (default 0-1.5: pushed together by hand)",
+    )  # fmt: skip
+    synth.add_argument(
+        "--double-shift", type=float, default=None, metavar="SHARE",
+        help="tables: how far a crosswise double may sit off its train's line, a share of its length (default 0)",
     )  # fmt: skip
     synth.set_defaults(run=run_synth)
 
@@ -159,6 +168,7 @@ def run_synth(args: argparse.Namespace) -> int:
     if args.tilt is not None:
         low, high = _parse_tilt(args.tilt)
         options = dataclasses.replace(options, min_tilt_deg=low, max_tilt_deg=high)
+    options = _with_spacing(args, options)
     try:
         names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
     except ValueError as error:
@@ -219,6 +229,27 @@ def _parse_tilt(text: str) -> tuple[float, float]:
     if not 0 < high <= MOST_TILT or not 0 <= low <= high:
         raise UsageError(f"invalid --tilt: {text!r} (expected 0 <= LOW <= HIGH, 0 < HIGH <= {MOST_TILT:g})")
     return low, high
+
+
+def _with_spacing(args: argparse.Namespace, options: SceneOptions) -> SceneOptions:
+    """``--gaps`` and ``--double-shift`` (tables only) into the scene options."""
+    if args.gaps is None and args.double_shift is None:
+        return options
+    if args.kind != "table":
+        raise UsageError("--gaps and --double-shift are for --kind table")
+    if args.gaps is not None:
+        try:
+            low, high = (float(part) for part in args.gaps.split("-"))
+        except ValueError:
+            raise UsageError(f"invalid --gaps: {args.gaps!r} (expected LOW-HIGH in millimetres, e.g. 2-6)") from None
+        if not 0 <= low <= high <= 30:
+            raise UsageError(f"invalid --gaps: {args.gaps!r} (expected 0 <= LOW <= HIGH <= 30 mm)")
+        options = dataclasses.replace(options, train_gaps_mm=(low, high))
+    if args.double_shift is not None:
+        if not 0 <= args.double_shift <= 0.5:
+            raise UsageError(f"invalid --double-shift: {args.double_shift} (expected a share of a length, 0 to 0.5)")
+        options = dataclasses.replace(options, double_shift=args.double_shift)
+    return options
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -103,6 +103,15 @@ PACKED_ROWS = 0.5
 """Share of row layouts whose rows touch end to end (a grid), not kept apart."""
 
 
+@dataclass(frozen=True)
+class Spacing:
+    """How a train's tiles lie apart: the gap between ends (mm, drawn from the range) and how far a
+    crosswise double may sit off the line (a share of its length, either way)."""
+
+    gaps_mm: tuple[float, float] = (0.0, 1.5)
+    double_shift: float = 0.0
+
+
 def lay_hand(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
     """1-20 tiles scattered, touching, in rows or grids, or in lines of play, with face-down and
     standing tiles as distractors."""
@@ -185,8 +194,9 @@ def _lay_lines(
             position = position + heading * width / 2 - side * width / 2
 
 
-def lay_table(scene: Scene, rng: random.Random) -> None:
-    """The hub with the engine, trains from its slots (one the Mexican train), markers, loose tiles."""
+def lay_table(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
+    """The hub with the engine, trains from its slots (one the Mexican train), markers, loose tiles;
+    the trains' spacing as ``options`` says."""
     length, width, thickness = scene.style.size_mm
     players = rng.randint(2, 8)
     slots = max(players + 1, rng.choice([8, 9, 10]) if players < 8 else players + 1)
@@ -206,7 +216,9 @@ def lay_table(scene: Scene, rng: random.Random) -> None:
         direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
         train = Train(owner, slot, [])
         start = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
-        _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, rng.randint(0, 8))
+        spacing = Spacing(options.train_gaps_mm, options.double_shift)
+        tiles = rng.randint(0, 8)
+        _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, tiles, spacing)
         scene.trains.append(train)
         if train.tiles and owner != "mexican" and rng.random() < 0.35:
             train.marker = _add_marker(scene, len(scene.trains) - 1, footprints, rng)
@@ -312,10 +324,13 @@ def _grow_train(
     start: tuple[np.ndarray, float],
     rng: random.Random,
     tiles: int,
+    spacing: Spacing | None = None,
 ) -> tuple[np.ndarray, float]:
     """Up to ``tiles`` tiles end to end from ``start`` (a position on the table, in mm, and a
     direction), matching ``open_end``; doubles crosswise; now and then a bend. Returns where the
-    next tile would start and its direction."""
+    next tile would start and its direction; ``spacing``: the gaps between tiles and how far doubles
+    sit off the line (None: the usual)."""
+    spacing = spacing or Spacing()
     position, direction = start
     length, width, _ = scene.style.size_mm
     bend = rng.uniform(-0.12, 0.12) if rng.random() < 0.4 else 0.0
@@ -328,6 +343,9 @@ def _grow_train(
         heading = np.array([math.cos(direction), math.sin(direction)])
         if tile[0] == tile[1] and not fault:  # doubles lie crosswise
             centre = position + heading * width / 2
+            if spacing.double_shift > 0:  # drawn only then: the usual scenes draw as before
+                off = length * rng.uniform(-1, 1) * spacing.double_shift
+                centre = centre + np.array([-heading[1], heading[0]]) * off
             placed = _place(scene, footprints, tile, tuple(centre), direction + math.pi / 2, (length, width))
             step = width
         else:
@@ -341,7 +359,7 @@ def _grow_train(
         pool.remove(tile)
         train.tiles.append(len(scene.tiles) - 1)
         open_end = scene.tiles[-1].pips[1]
-        position = position + heading * (step + rng.uniform(0, 1.5))
+        position = position + heading * (step + rng.uniform(*spacing.gaps_mm))
         direction += bend
     return position, direction
 

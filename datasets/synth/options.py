@@ -34,6 +34,12 @@ class SceneOptions:
     """Above 0: every camera tilted at least this far (``datasets.synth.camera.CameraChoice``), for steep sets."""
     tables: tuple[str, ...] = TABLE_KINDS
     """Which table tops scenes are laid on."""
+    train_gaps_mm: tuple[float, float] = (0.0, 1.5)
+    """How far apart a table's train tiles lie, end to end (the usual: pushed together by hand); wider
+    to test train following on spacings it was not tuned on (issue 65)."""
+    double_shift: float = 0.0
+    """How far a crosswise double in a table's train may sit off the train's line, as a share of its
+    length either way (0: centred, as trains were tuned on)."""
     distractors: bool = True
     """Face-down and standing tiles among the face-up ones."""
     standing_share: float = 0.2

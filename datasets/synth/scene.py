@@ -62,7 +62,7 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     if kind == "hand":
         lay_hand(scene, rng, options)
     elif kind == "table":
-        lay_table(scene, rng)
+        lay_table(scene, rng, options)
     else:
         raise ValueError(f"invalid scene kind: {kind!r} (expected hand or table)")
     add_glare(scene, rng, options)
