@@ -64,6 +64,16 @@ def test_trains_are_followed_from_the_engine_through_crosswise_doubles():
     assert layout.hub is not None and layout.hub.radius == pytest.approx(50, abs=2)
 
 
+def test_a_train_goes_on_in_line_past_a_double_laid_off_centre_and_across_gaps():
+    """The double across the end of the down train sits 12 px (0.3 of its length) to one side, and the
+    tiles lie 5 px (a quarter of a width) apart: the train is one, and goes on in line with itself."""
+    tiles, doubles = hub_with_trains()
+    tiles[4] = tile_at(212, 306, 0)  # the double: shifted sideways, 5 px past the end of tile 3
+    tiles[5] = tile_at(200, 342, 90)  # on past it, in line with tile 3, 5 px past the double's far side
+    layout = follow_trains(tiles, doubles)
+    assert (3, 4, 5) in [train.tile_ids for train in layout.trains]
+
+
 def test_slot_angles_are_counter_clockwise_from_the_right_as_seen():
     layout = follow_trains(*hub_with_trains())
     angles = {train.tile_ids[0]: train.slot_angle for train in layout.trains}
