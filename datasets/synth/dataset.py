@@ -12,7 +12,7 @@ import dataclasses
 import json
 import multiprocessing
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,18 +90,23 @@ def write_set(
         if not (out_dir / f"{index:05d}.jpg.gt.json").exists()  # the label is written last: its presence means done
     ]
     names = [f"{index:05d}.jpg" for index in range(count)]
-    bar = tqdm(total=len(todo), desc=f"rendering {kind} scenes", unit="image", disable=not progress)
+    run_jobs(_render_one, todo, workers, tqdm(total=len(todo), desc=f"rendering {kind} scenes", unit="image",
+                                              disable=not progress))  # fmt: skip
+    write_contact_sheet(out_dir, names[:16])
+    return names
+
+
+def run_jobs(render: Callable[[Any], Any], todo: list[Any], workers: int, bar: tqdm) -> None:
+    """``render`` each job of ``todo``, in ``workers`` spawned processes where more than one, ticking ``bar``."""
     if workers > 1 and len(todo) > 1:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for _ in pool.imap_unordered(_render_one, todo):
+            for _ in pool.imap_unordered(render, todo):
                 bar.update()
     else:
         for job in todo:
-            _render_one(job)
+            render(job)
             bar.update()
     bar.close()
-    write_contact_sheet(out_dir, names[:16])
-    return names
 
 
 def write_contact_sheet(folder: Path, names: Sequence[str]) -> None:

@@ -18,7 +18,6 @@ its ``.gt.json``, plus ``manifest.json`` and ``preview/contact_sheet.jpg``.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import random
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.labels import FACE_UP
-from datasets.synth.dataset import image_seed, write_contact_sheet
+from datasets.synth.dataset import image_seed, run_jobs, write_contact_sheet
 from datasets.synth.photograph import is_in_view, photograph
 from datasets.synth.video import GENERATOR as VIDEO_GENERATOR
 from datasets.synth.video import VideoOptions, film_round
@@ -236,16 +235,8 @@ def write_frames(
         for index in range(rounds)
         if not all((out_dir / f"{name}.gt.json").exists() for name in names[index])
     ]
-    bar = tqdm(total=len(todo), desc="rendering video frames", unit="round", disable=not progress)
-    if workers > 1 and len(todo) > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for _ in pool.imap_unordered(_render_round, todo):
-                bar.update()
-    else:
-        for job in todo:
-            _render_round(job)
-            bar.update()
-    bar.close()
+    run_jobs(_render_round, todo, workers, tqdm(total=len(todo), desc="rendering video frames", unit="round",
+                                                disable=not progress))  # fmt: skip
     every = [name for index in range(rounds) for name in names[index]]
     write_contact_sheet(out_dir, every[:16])
     return every
