@@ -5,9 +5,8 @@ ten drawn another way it reads, surely, as 13. The peak counter (``vision.read.p
 the pips it finds and cannot learn a layout, but it is weak on small tiles and, on a low count, now
 and then takes a speck for a pip or misses one. So a half keeps the classifier's odds except where
 the peak counter is sure, the tile is long enough, and the two disagree; even then a sure low
-classifier count within a pip of the peaks' stands (those layouts are every maker's), and a very sure
-count against fewer peaks may (a pip missed among many). ``Overrule``
-says when; FOR_HANDS was chosen by ``benchmarks.pip_fusion``. The table reader does not ask the peaks
+classifier count within a pip of the peaks' stands (those layouts are every maker's), and so does a
+very sure count against fewer peaks (a pip missed among many). ``Overrule`` says when; FOR_HANDS was chosen by ``benchmarks.pip_fusion``. The table reader does not ask the peaks
 yet: on tables they cost the referee (``illegal_join`` precision 0.74 -> 0.66 on the held-out tables of
 ``make eval``, and no better on tables of layouts never learnt: benchmarks/HISTORY.md).
 
@@ -74,9 +73,15 @@ def overruled(
 
 
 def peak_odds(count: int, counts: int) -> np.ndarray:
-    """``(counts,)`` odds for a count the peaks decide: PEAKS_SURE on it, the rest on its neighbours."""
+    """``(counts,)`` odds for a count the peaks decide: PEAKS_SURE on it, the rest on its neighbours
+    (more peaks than any count: the highest count).
+
+    >>> int(peak_odds(25, 19).argmax()), round(float(peak_odds(0, 19)[1]), 2)
+    (18, 0.05)
+    """
+    count = min(count, counts - 1)
     odds = np.zeros(counts)
     neighbours = [near for near in (count - 1, count + 1) if 0 <= near < counts]
     odds[neighbours] = (1 - PEAKS_SURE) / len(neighbours)
-    odds[min(count, counts - 1)] = PEAKS_SURE
-    return odds / odds.sum()
+    odds[count] = PEAKS_SURE
+    return odds
