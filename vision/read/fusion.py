@@ -6,9 +6,10 @@ the pips it finds and cannot learn a layout, but it is weak on small tiles and, 
 and then takes a speck for a pip or misses one. So a half keeps the classifier's odds except where
 the peak counter is sure, the tile is long enough, and the two disagree; even then a sure low
 classifier count within a pip of the peaks' stands (those layouts are every maker's), and so does a
-very sure count against fewer peaks (a pip missed among many). ``Overrule`` says when; FOR_HANDS was chosen by ``benchmarks.pip_fusion``. The table reader does not ask the peaks
-yet: on tables they cost the referee (``illegal_join`` precision 0.74 -> 0.66 on the held-out tables of
-``make eval``, and no better on tables of layouts never learnt: benchmarks/HISTORY.md).
+very sure count against fewer peaks (a pip missed among many). ``Overrule`` says when; FOR_HANDS
+was chosen by ``benchmarks.pip_fusion``. The table reader does not ask the peaks yet: on tables they
+cost the referee (``illegal_join`` precision 0.74 -> 0.66 on the held-out tables of ``make eval``,
+and no better on tables of layouts never learnt: benchmarks/HISTORY.md).
 
 >>> odds = np.zeros((3, 19)); odds[[0, 1, 2], [7, 7, 3]] = 1.0  # the classifier, sure: 7, 7 and 3 pips
 >>> fused = overruled(odds, peak_counts=np.array([10, 10, 4]), peak_unsure=np.array([False, True, False]),
