@@ -104,10 +104,11 @@ PACKED_ROWS = 0.5
 
 
 @dataclass(frozen=True)
-class Spacing:
-    """How a train's tiles lie apart: the gap between ends (mm, drawn from the range) and how far a
-    crosswise double may sit off the line (a share of its length, either way)."""
+class Growth:
+    """How a train grows: up to ``tiles`` tiles, the gap between ends (mm, drawn from the range) and how
+    far a crosswise double may sit off the line (a share of its length, either way)."""
 
+    tiles: int
     gaps_mm: tuple[float, float] = (0.0, 1.5)
     double_shift: float = 0.0
 
@@ -180,8 +181,9 @@ def _lay_lines(
         position = np.array([math.cos(direction), math.sin(direction)]) * (reach + rng.uniform(0.3, 1.5))
         while left > 0:
             segment = Train("line", 0, [])
+            growth = Growth(rng.randint(1, min(left, 3)))
             position, direction = _grow_train(
-                scene, segment, footprints, pool, open_end, (position, direction), rng, rng.randint(1, min(left, 3))
+                scene, segment, footprints, pool, open_end, (position, direction), rng, growth
             )
             left -= len(segment.tiles)
             if not segment.tiles or rng.random() < 0.4:
@@ -216,9 +218,8 @@ def lay_table(scene: Scene, rng: random.Random, options: SceneOptions) -> None:
         direction = 2 * math.pi * slot / slots + rng.uniform(-0.06, 0.06)
         train = Train(owner, slot, [])
         start = np.array([math.cos(direction), math.sin(direction)]) * (hub_radius + rng.uniform(1, 6))
-        spacing = Spacing(options.train_gaps_mm, options.double_shift)
-        tiles = rng.randint(0, 8)
-        _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, tiles, spacing)
+        growth = Growth(rng.randint(0, 8), options.train_gaps_mm, options.double_shift)
+        _grow_train(scene, train, footprints, pool, engine_number, (start, direction), rng, growth)
         scene.trains.append(train)
         if train.tiles and owner != "mexican" and rng.random() < 0.35:
             train.marker = _add_marker(scene, len(scene.trains) - 1, footprints, rng)
@@ -323,18 +324,15 @@ def _grow_train(
     open_end: int,
     start: tuple[np.ndarray, float],
     rng: random.Random,
-    tiles: int,
-    spacing: Spacing | None = None,
+    growth: Growth,
 ) -> tuple[np.ndarray, float]:
-    """Up to ``tiles`` tiles end to end from ``start`` (a position on the table, in mm, and a
-    direction), matching ``open_end``; doubles crosswise; now and then a bend. Returns where the
-    next tile would start and its direction; ``spacing``: the gaps between tiles and how far doubles
-    sit off the line (None: the usual)."""
-    spacing = spacing or Spacing()
+    """Up to ``growth.tiles`` tiles end to end from ``start`` (a position on the table, in mm, and a
+    direction), matching ``open_end``, as far apart as ``growth`` says; doubles crosswise; now and then
+    a bend. Returns where the next tile would start and its direction."""
     position, direction = start
     length, width, _ = scene.style.size_mm
     bend = rng.uniform(-0.12, 0.12) if rng.random() < 0.4 else 0.0
-    for _ in range(tiles):
+    for _ in range(growth.tiles):
         fault = rng.random() < 0.04
         choices = [tile for tile in pool if (open_end in tile) != fault]
         if not choices:
@@ -343,8 +341,8 @@ def _grow_train(
         heading = np.array([math.cos(direction), math.sin(direction)])
         if tile[0] == tile[1] and not fault:  # doubles lie crosswise
             centre = position + heading * width / 2
-            if spacing.double_shift > 0:  # drawn only then: the usual scenes draw as before
-                off = length * rng.uniform(-1, 1) * spacing.double_shift
+            if growth.double_shift > 0:  # drawn only then: the usual scenes draw as before
+                off = length * rng.uniform(-1, 1) * growth.double_shift
                 centre = centre + np.array([-heading[1], heading[0]]) * off
             placed = _place(scene, footprints, tile, tuple(centre), direction + math.pi / 2, (length, width))
             step = width
@@ -359,7 +357,7 @@ def _grow_train(
         pool.remove(tile)
         train.tiles.append(len(scene.tiles) - 1)
         open_end = scene.tiles[-1].pips[1]
-        position = position + heading * (step + rng.uniform(*spacing.gaps_mm))
+        position = position + heading * (step + rng.uniform(*growth.gaps_mm))
         direction += bend
     return position, direction
 
