@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.pip_heatmap_eval import readable_real_tiles, readable_tiles
+from benchmarks.pip_heatmap_eval import Halves, joined, readable_tiles, real_halves
 from benchmarks.report import write_report
 from datasets.synth.dataset import image_seed
 from datasets.synth.scene import FULL, UNSEEN_MAKERS, make_scene, render
@@ -57,17 +57,6 @@ GRID = {
 """The settings tried: every combination (``classifier_keeps`` -1: the peaks overrule every count)."""
 
 
-@dataclasses.dataclass
-class Halves:
-    """One set's halves: the pixels, each half's label, scene (for exact totals), set and tile length."""
-
-    pixels: np.ndarray
-    wanted: np.ndarray
-    scene: np.ndarray
-    highest: np.ndarray
-    tile_px: np.ndarray
-
-
 def scene_halves(job: tuple[str, bool, int, int]) -> Halves:
     """One rendered scene's readable face-up tiles cut into halves on their labelled corners."""
     kind, unseen, seed, index = job
@@ -84,34 +73,6 @@ def scene_halves(job: tuple[str, bool, int, int]) -> Halves:
         np.full(halves, scene.highest),
         np.repeat([tile_length(quad) for quad in corners], 2).astype(np.float32),
     )
-
-
-def real_halves() -> Halves | None:
-    """``../shared/real``'s labelled face-up tiles cut into halves (None without them); all double-6 or 12."""
-    from datasets.real import iter_images, pip_labelled, real_root
-
-    if real_root() is None:
-        return None
-    parts = []
-    for number, (label, image) in enumerate(iter_images(pip_labelled())):
-        tiles = readable_real_tiles(label)
-        if tiles:
-            wanted = np.array([count for tile in tiles for count in tile.pips], np.int64)
-            parts.append(
-                Halves(
-                    cut_halves(image, [tile.corners for tile in tiles], HALF_PX),
-                    wanted,
-                    np.full(len(wanted), number),
-                    np.full(len(wanted), 12 if wanted.max() > 6 else 6),
-                    np.repeat([tile_length(tile.corners) for tile in tiles], 2).astype(np.float32),
-                )
-            )
-    return joined(parts) if parts else None
-
-
-def joined(parts: list[Halves]) -> Halves:
-    fields = [field.name for field in dataclasses.fields(Halves)]
-    return Halves(**{name: np.concatenate([getattr(part, name) for part in parts]) for name in fields})
 
 
 def answers(odds: np.ndarray, highest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ Also on the corners where the tiles are drawn (the labels shifted by the rendere
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import multiprocessing
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ from datasets.synth.dataset import GENERATOR_VERSION, image_seed
 from datasets.synth.pip_halves import MIN_SHORT_SIDE_PX, photo_shift
 from datasets.synth.scene import UNSEEN_MAKERS, make_scene, render
 from models import COUNTER
+from vision.geometry import tile_length
 from vision.onnx_session import model_card
 from vision.read.halves import HALF_PX, cut_halves
 from vision.read.pip_peaks import PipPeakReader
@@ -41,6 +43,45 @@ from vision.read.pip_reader import COUNTS, PipReader
 MODEL = Path("models/pip-heatmap/model.onnx")
 PHOTO_PX = (1280, 960)
 """``hubcam synth``'s size."""
+
+
+@dataclasses.dataclass
+class Halves:
+    """One set's halves: the pixels, each half's label, scene (for exact totals), set and tile length."""
+
+    pixels: np.ndarray
+    wanted: np.ndarray
+    scene: np.ndarray
+    highest: np.ndarray
+    tile_px: np.ndarray
+
+
+def real_halves() -> Halves | None:
+    """``../shared/real``'s labelled face-up tiles cut into halves (None without them); all double-6 or 12."""
+    from datasets.real import iter_images, pip_labelled, real_root
+
+    if real_root() is None:
+        return None
+    parts = []
+    for number, (label, image) in enumerate(iter_images(pip_labelled())):
+        tiles = readable_real_tiles(label)
+        if tiles:
+            wanted = np.array([count for tile in tiles for count in tile.pips], np.int64)
+            parts.append(
+                Halves(
+                    cut_halves(image, [tile.corners for tile in tiles], HALF_PX),
+                    wanted,
+                    np.full(len(wanted), number),
+                    np.full(len(wanted), 12 if wanted.max() > 6 else 6),
+                    np.repeat([tile_length(tile.corners) for tile in tiles], 2).astype(np.float32),
+                )
+            )
+    return joined(parts) if parts else None
+
+
+def joined(parts: list[Halves]) -> Halves:
+    fields = [field.name for field in dataclasses.fields(Halves)]
+    return Halves(**{name: np.concatenate([getattr(part, name) for part in parts]) for name in fields})
 
 
 def readable_tiles(label: dict[str, Any]) -> list[dict[str, Any]]:
@@ -125,24 +166,12 @@ def by_count(counts: np.ndarray, unsure: np.ndarray, bundled: np.ndarray, wanted
 
 def real_photos(reader: PipPeakReader, bundled: PipReader) -> dict[str, Any] | None:
     """Per-half and per-photo exact totals on ``../shared/real``'s labelled corners (None without them)."""
-    from datasets.real import iter_images, pip_labelled, real_root
-
-    if real_root() is None:
+    real = real_halves()
+    if real is None:
         return None
-    halves, wanted, photos = [], [], []
-    for number, (label, image) in enumerate(iter_images(pip_labelled())):
-        tiles = readable_real_tiles(label)
-        if not tiles:
-            continue
-        halves.append(cut_halves(image, [tile.corners for tile in tiles], HALF_PX))
-        wanted += [count for tile in tiles for count in tile.pips]
-        photos += [number] * (2 * len(tiles))
-    if not halves:
-        return None
-    cut = np.concatenate(halves)
-    counts, unsure = reader.count(cut)
-    said = bundled.probabilities(cut)[:, :COUNTS].argmax(axis=1)
-    return scores(counts, unsure, said, np.array(wanted), np.array(photos))
+    counts, unsure = reader.count(real.pixels)
+    said = bundled.probabilities(real.pixels)[:, :COUNTS].argmax(axis=1)
+    return scores(counts, unsure, said, real.wanted, real.scene)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -222,12 +222,18 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 def _parse_tilt(text: str) -> tuple[float, float]:
     """``--tilt LOW-HIGH`` as degrees off vertical; beyond MOST_TILT a camera sees the table's edge on."""
+    low, high = _low_high("--tilt", text, "in degrees, e.g. 45-65")
+    if not 0 < high <= MOST_TILT or not 0 <= low <= high:
+        raise UsageError(f"invalid --tilt: {text!r} (expected 0 <= LOW <= HIGH, 0 < HIGH <= {MOST_TILT:g})")
+    return low, high
+
+
+def _low_high(flag: str, text: str, unit: str) -> tuple[float, float]:
+    """A ``LOW-HIGH`` pair of numbers given to ``flag``; a usage error naming ``unit`` where it is none."""
     try:
         low, high = (float(part) for part in text.split("-"))
     except ValueError:
-        raise UsageError(f"invalid --tilt: {text!r} (expected LOW-HIGH in degrees, e.g. 45-65)") from None
-    if not 0 < high <= MOST_TILT or not 0 <= low <= high:
-        raise UsageError(f"invalid --tilt: {text!r} (expected 0 <= LOW <= HIGH, 0 < HIGH <= {MOST_TILT:g})")
+        raise UsageError(f"invalid {flag}: {text!r} (expected LOW-HIGH {unit})") from None
     return low, high
 
 
@@ -238,10 +244,7 @@ def _with_spacing(args: argparse.Namespace, options: SceneOptions) -> SceneOptio
     if args.kind != "table":
         raise UsageError("--gaps and --double-shift are for --kind table")
     if args.gaps is not None:
-        try:
-            low, high = (float(part) for part in args.gaps.split("-"))
-        except ValueError:
-            raise UsageError(f"invalid --gaps: {args.gaps!r} (expected LOW-HIGH in millimetres, e.g. 2-6)") from None
+        low, high = _low_high("--gaps", args.gaps, "in millimetres, e.g. 2-6")
         if not 0 <= low <= high <= 30:
             raise UsageError(f"invalid --gaps: {args.gaps!r} (expected 0 <= LOW <= HIGH <= 30 mm)")
         options = dataclasses.replace(options, train_gaps_mm=(low, high))
