@@ -15,6 +15,8 @@ PHONE_TABLES := out/synth/eval-table-phone-v14
 SPACED_TABLES := out/synth/eval-table-spaced-v14
 # Hands of other makers: layouts and pips never learnt (issue 67).
 UNSEEN_HANDS := out/synth/eval-unseen-v14
+# Tables of those makers at a phone's resolution, where the pip-peak counter is heard (issues 65, 67).
+UNSEEN_TABLES := out/synth/eval-table-unseen-2560-v14
 
 .PHONY: run simulate test bench eval realism train-deps system-deps clean pip-heatmap
 
@@ -119,6 +121,9 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind table --n 100 --seed 80 --gaps 2-6 --double-shift 0.3 --out $(SPACED_TABLES)
 	$(BIN)/hubcam eval --set $(SPACED_TABLES) --pipeline table --out out/eval/synth-table-spaced
 	cp out/eval/synth-table-spaced/summary.md benchmarks/results/eval-synth-table-spaced.md
+	$(BIN)/hubcam synth --kind table --n 60 --seed 79 --makers unseen --size 2560x1920 --out $(UNSEEN_TABLES)
+	$(BIN)/hubcam eval --set $(UNSEEN_TABLES) --pipeline table --out out/eval/synth-table-unseen
+	cp out/eval/synth-table-unseen/summary.md benchmarks/results/eval-synth-table-unseen.md
 	$(BIN)/hubcam synth --kind hand --n 200 --seed 71 --makers unseen --out $(UNSEEN_HANDS)
 	$(BIN)/hubcam eval --set $(UNSEEN_HANDS) --out out/eval/synth-unseen-hubcam
 	cp out/eval/synth-unseen-hubcam/summary.md benchmarks/results/eval-synth-unseen-makers-hubcam.md

@@ -24,7 +24,7 @@ from vision.geometry import tile_length
 from vision.observation import Marker, Observation, Reason, Sighting
 from vision.reconcile import table_flags, with_rules_prior
 from vision.table_analysis import Seats, TableAnalysis
-from vision.table_reader import read_table
+from vision.table_reader import read_table, square_on_matrix
 from vision.trains import Hub, Layout, TableConfig, Train, follow_trains, on_hub
 
 LENGTH, WIDTH = 40.0, 20.0
@@ -72,6 +72,38 @@ def test_a_train_goes_on_in_line_past_a_double_laid_off_centre_and_across_gaps()
     tiles[5] = tile_at(200, 342, 90)  # on past it, in line with tile 3, 5 px past the double's far side
     layout = follow_trains(tiles, doubles)
     assert (3, 4, 5) in [train.tile_ids for train in layout.trains]
+
+
+STEEP = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.002, 1.0]])
+"""A camera looking down steeply from below the image: the far (upper) tiles look half the size of the near."""
+
+
+def seen_steeply(quad: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(np.asarray(quad, np.float64)[None], STEEP)[0].astype(np.float32)
+
+
+def test_a_steep_photo_is_followed_on_the_table_seen_square_on():
+    tiles, doubles = hub_with_trains()
+    photo = [seen_steeply(quad) for quad in tiles]
+    layout = follow_trains(photo, doubles, plane=np.linalg.inv(STEEP))
+    assert sorted(train.tile_ids for train in layout.trains) == [(1, 2), (3, 4, 5), (6,)]
+    assert layout.hub is not None and layout.hub.centre == pytest.approx(photo[0].mean(axis=0), abs=1e-3)
+    down = photo[3].mean(axis=0) - photo[0].mean(axis=0)  # the angles are the photo's
+    angle = math.degrees(math.atan2(-down[1], down[0])) % 360
+    assert next(train.slot_angle for train in layout.trains if train.tile_ids[0] == 3) == pytest.approx(angle, abs=0.1)
+    hub = Hub(tuple(seen_steeply(np.array([[200.0, 200.0]] * 4))[0]), 20.0)
+    assert follow_trains(photo, doubles, hub, plane=np.linalg.inv(STEEP)).hub == hub
+
+
+def test_the_table_is_seen_square_on_only_where_the_photo_is_slanted():
+    tiles, _ = hub_with_trains()
+    assert square_on_matrix(tiles) is None
+    matrix = square_on_matrix([seen_steeply(quad) for quad in tiles])
+    assert matrix is not None
+    back = [cv2.perspectiveTransform(seen_steeply(quad)[None].astype(np.float64), matrix)[0] for quad in tiles]
+    sides = np.array([[np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)] for quad in back])
+    assert sides[:, 1] / sides[:, 0] == pytest.approx(2.0, rel=0.02)  # 2:1 rectangles again
+    assert np.median(sides[:, 1]) == pytest.approx(np.median([tile_length(seen_steeply(q)) for q in tiles]), rel=0.05)
 
 
 def test_slot_angles_are_counter_clockwise_from_the_right_as_seen():
@@ -182,6 +214,17 @@ def test_boxes_that_are_no_tile_take_no_part():
     corners = np.zeros((4, 2), np.float32)
     tiles = [Sighting(corners, (3, 5)), Sighting(corners, (3, 5), reason=Reason.ODD_SHAPE)]
     assert table_flags(tiles, Layout(None, None, (), (), (0,)), highest=12) == []
+
+
+def test_a_doubted_box_off_the_trains_and_lines_is_no_flag_but_one_in_a_train_is():
+    corners = np.zeros((4, 2), np.float32)
+    doubted = Sighting(corners, (3, 5), 0.3, Reason.FOUND_UNSURELY)
+    tiles = [Sighting(corners, (9, 9)), doubted, doubted, Sighting(corners, (2, 6), 0.9, Reason.READ_UNSURE)]
+    layout = Layout(None, 0, (Train(0.0, (1,), (0,)),), (), (2, 3))
+    flags = table_flags(tiles, layout, highest=12)
+    assert kinds(flags) == [("unreadable_tile", 0, 0, [1]), ("unreadable_tile", None, None, [3])]
+    in_a_line = Layout(None, 0, (Train(0.0, (1,), (0,)),), ((2,),), (3,))
+    assert [flag.tiles for flag in table_flags(tiles, in_a_line, highest=12)] == [(1,), (2,), (3,)]
 
 
 def read_as(*halves: dict[int, float]) -> Sighting:

@@ -243,19 +243,22 @@ def train_pips(tiles: Sequence[Sighting], train: Train) -> list[tuple[int, int] 
 
 def table_flags(tiles: Sequence[Sighting], layout: Layout, highest: int | None) -> list[Flag]:
     """RULES.md 8's flags for the table: each names its kind, train and index (None off the trains),
-    the tiles at fault (indices into ``tiles``) and a message a person understands."""
+    the tiles at fault (indices into ``tiles``) and a message a person understands. A box the
+    detector doubts that lies in no train or line of play is no flag: it is more often a
+    printed tile, a card or a shadow than a tile."""
     flags: list[Flag] = []
     place = {tile_id: (number, index) for number, train in enumerate(layout.trains)
              for index, tile_id in enumerate(train.tile_ids)}  # fmt: skip
     engine = None if layout.engine is None else sure_pips(tiles[layout.engine])
     for number, train in enumerate(layout.trains):
         flags += _train_flags(tiles, train, number, None if engine is None else engine[0])
+    laid = {*place, *(tile_id for chain in layout.chains for tile_id in chain), layout.engine}
     for tile_id, tile in enumerate(tiles):
         if not in_layout(tile):
             continue
         train, index = place.get(tile_id, (None, None))
         where = _where(tile_id, train, index)
-        if tile.reason in UNREADABLE:
+        if tile.reason in UNREADABLE and (tile_id in laid or tile.reason is not Reason.FOUND_UNSURELY):
             flags.append(
                 _flag(FlagKind.UNREADABLE_TILE, train, index, [tile_id], f"{where} could not be read with confidence")
             )

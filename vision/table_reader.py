@@ -6,14 +6,19 @@ the table, in the CLI, the service and the page, is a ``vision.table_analysis.Ta
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import cv2
 import numpy as np
 
-from models import TABLE_COUNTER, TABLE_DETECTOR
+from calibration.table_plane import table_plane
+from models import PIP_PEAKS, TABLE_COUNTER, TABLE_DETECTOR
+from vision.geometry import tile_length
 from vision.observation import Observation, Reason
 from vision.pipeline import HandScorer
+from vision.read.fusion import FOR_TABLES
 from vision.reconcile import (
     RULES_PRIOR,
     RulesPrior,
@@ -29,15 +34,15 @@ class TableReader:
     """Load the models once; call with a BGR image. ``highest``: the set's highest double (None:
     judged from the photo, and no tile is flagged ``out_of_set``). Tiles, markers and the hub are found
     by the table detector (``models.TABLE_DETECTOR``) and pips counted by the table counter
-    (``models.TABLE_COUNTER``; no pip-peak counter: ``vision.read.fusion``) unless ``detector``,
-    ``counter`` or ``peaks`` names another; trains are followed as
-    ``config`` says."""
+    (``models.TABLE_COUNTER``), overruled by the pip-peak counter on large tiles (``vision.read.fusion``
+    ``FOR_TABLES``), unless ``detector``, ``counter`` or ``peaks`` names another; trains are followed
+    as ``config`` says."""
 
     def __init__(self, highest: int | None = None, config: TableConfig = TABLE_CONFIG, **models: Any) -> None:
         self.highest = highest
         self.config = config
-        table_models = {"detector": TABLE_DETECTOR, "counter": TABLE_COUNTER, "peaks": None}
-        self.scorer = HandScorer(highest=highest, **{**table_models, **models})
+        table_models = {"detector": TABLE_DETECTOR, "counter": TABLE_COUNTER, "peaks": PIP_PEAKS}
+        self.scorer = HandScorer(highest=highest, overrule=FOR_TABLES, **{**table_models, **models})
 
     def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Read a table photo (``label`` is accepted for the evaluation harness and ignored)."""
@@ -60,7 +65,11 @@ def read_table(
     part = [index for index, tile in enumerate(seen.tiles) if in_layout(tile)]
     # geometry takes an unsure reading's word for a double: it only tells how the tile may lie
     doubles = [(pips := seen.tiles[index].pips) is not None and pips[0] == pips[1] for index in part]
-    found = follow_trains([seen.tiles[index].corners for index in part], doubles, seen.hub, config)
+    corners = [seen.tiles[index].corners for index in part]
+    plane = square_on_matrix(
+        [quad for quad, index in zip(corners, part, strict=True) if not seen.tiles[index].uncertain]
+    )
+    found = follow_trains(corners, doubles, seen.hub, config, plane)
     markers = [marker.corners for marker in seen.markers]
     layout = with_markers(_renumbered(found, part), [tile.corners for tile in seen.tiles], markers, config)
     if prior is not None:
@@ -68,6 +77,27 @@ def read_table(
     flags = table_flags(seen.tiles, layout, highest)
     spent = (time.perf_counter() - start) * 1000
     return replace(seen, layout=layout, chains=layout.chains, flags=tuple(flags)).with_stage("trains", spent)
+
+
+FOLLOW_SQUARE_ON = 1.3
+"""A photo whose tiles show a slant (``calibration.table_plane``: the nearest tile this many times the
+size of the farthest, or more) has its trains followed on the table seen square-on."""
+
+
+def square_on_matrix(corners: Sequence[np.ndarray], least_slant: float = FOLLOW_SQUARE_ON) -> np.ndarray | None:
+    """The homography from the photo to the table seen square-on, as the tiles read surely at
+    ``corners`` show it, scaled so that their median length stays as long; None where the photo is
+    not slanted enough to need it (or too few tiles tell)."""
+    plane = table_plane(corners)
+    if plane is None or plane.slant < least_slant:
+        return None
+    quads = np.asarray(corners, np.float64)
+    on_plane = cv2.perspectiveTransform(quads.reshape(1, -1, 2), plane.to_plane).reshape(quads.shape)
+    scale = float(np.median([tile_length(quad) for quad in quads])) / max(
+        float(np.median([tile_length(quad) for quad in on_plane])), 1e-12
+    )
+    matrix: np.ndarray = np.diag([scale, scale, 1.0]) @ plane.to_plane
+    return matrix
 
 
 HUB_MARK = Reason.ON_HUB

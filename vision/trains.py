@@ -172,31 +172,40 @@ def follow_trains(
     doubles: Sequence[bool],
     seen_hub: Hub | None = None,
     config: TableConfig = TABLE_CONFIG,
+    plane: np.ndarray | None = None,
 ) -> Layout:
     """The layout of the tiles at ``corners`` (``doubles``: whether each was read as a double).
     ``seen_hub``: the hub where a detector saw it (its engine is then the tile nearest its centre, and
-    trains start at its rim however few); None: the hub is judged from the tiles alone."""
-    shapes = [Shape.of(quad) for quad in corners]
-    trains: list[Train] = []
-    if seen_hub is not None:
-        hub: Hub | None = seen_hub
-        engine = engine_on(corners, seen_hub, config)
-        centre = np.asarray(seen_hub.centre, np.float64)
-        starts = _starts(shapes, doubles, centre, set() if engine is None else {engine}, config)
+    trains start at its rim however few); None: the hub is judged from the tiles alone. ``plane``: a
+    ``(3, 3)`` homography from the photo to the table seen square-on, where the tiles are then followed
+    (a steep view foreshortens the trains running away from the camera); the hub and the trains'
+    angles are still said as the photo shows them."""
+    photo = [Shape.of(quad) for quad in corners]
+    there, hub_there = list(corners), seen_hub
+    if plane is not None:
+        there = [_through(plane, quad) for quad in corners]
+        hub_there = None if seen_hub is None else _hub_through(plane, seen_hub)
+    shapes = [Shape.of(quad) for quad in there]
+    if hub_there is not None:
+        engine = engine_on(there, hub_there, config)
+        centre_there = np.asarray(hub_there.centre, np.float64)
+        starts = _starts(shapes, doubles, centre_there, set() if engine is None else {engine}, config)
     else:
         engine, starts = _engine(shapes, doubles, config)
-        hub = None
-        if engine is not None:
-            centre = shapes[engine].centre
-            reach = float(np.median([_reach(shapes[s.tile], centre) for s in starts]))
-            hub = Hub((float(centre[0]), float(centre[1])), reach)
+    hub = seen_hub
+    if hub is None and engine is not None:
+        middle = photo[engine].centre
+        reach = float(np.median([_reach(photo[s.tile], middle) for s in starts]))
+        hub = Hub((float(middle[0]), float(middle[1])), reach)
+    trains: list[Train] = []
     used: set[int] = set() if engine is None else {engine}
     if hub is not None:
+        centre = np.asarray(hub.centre, np.float64)
         for start in starts:
             if start.tile in used:
                 continue
             steps = _follow(shapes, doubles, start, used, config)
-            away = shapes[start.tile].centre - centre
+            away = photo[start.tile].centre - centre
             angle = math.degrees(math.atan2(-away[1], away[0])) % 360.0
             trains.append(
                 Train(round(angle, 1), tuple(s.tile for s in steps), tuple(max(s.inner_half, 0) for s in steps))
@@ -210,6 +219,24 @@ def follow_trains(
     }
     loose = tuple(index for index in range(len(shapes)) if index not in laid)
     return Layout(hub, engine, tuple(trains), chains, loose)
+
+
+def _through(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(..., 2)`` points through a ``(3, 3)`` homography."""
+    points = np.asarray(points, np.float64)
+    mapped = points @ matrix[:2, :2].T + matrix[:2, 2]
+    scale = points @ matrix[2, :2] + matrix[2, 2]
+    result: np.ndarray = mapped / scale[..., None]
+    return result
+
+
+def _hub_through(matrix: np.ndarray, hub: Hub) -> Hub:
+    """The hub (the circle round the box a detector saw it in) through ``matrix``: the middle of its
+    rim there, and the rim's mean distance from it."""
+    turns = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    rim = _through(matrix, np.asarray(hub.centre) + hub.radius * np.stack([np.cos(turns), np.sin(turns)], axis=1))
+    centre = rim.mean(axis=0)
+    return Hub((float(centre[0]), float(centre[1])), float(np.linalg.norm(rim - centre, axis=1).mean()))
 
 
 def engine_on(corners: Sequence[np.ndarray], hub: Hub, config: TableConfig = TABLE_CONFIG) -> int | None:

@@ -7,9 +7,8 @@ and then takes a speck for a pip or misses one. So a half keeps the classifier's
 the peak counter is sure, the tile is long enough, and the two disagree; even then a sure low
 classifier count within a pip of the peaks' stands (those layouts are every maker's), and so does a
 very sure count against fewer peaks (a pip missed among many). ``Overrule`` says when; FOR_HANDS
-was chosen by ``benchmarks.pip_fusion``. The table reader does not ask the peaks yet: on tables they
-cost the referee (``illegal_join`` precision 0.74 -> 0.66 on the held-out tables of ``make eval``,
-and no better on tables of layouts never learnt: benchmarks/HISTORY.md).
+was chosen by ``benchmarks.pip_fusion``. The table reader hears the peaks only on tiles of 80 px and
+more (FOR_TABLES): on smaller ones they cost the referee more than they mend (benchmarks/HISTORY.md).
 
 >>> odds = np.zeros((3, 19)); odds[[0, 1, 2], [7, 7, 3]] = 1.0  # the classifier, sure: 7, 7 and 3 pips
 >>> fused = overruled(odds, peak_counts=np.array([10, 10, 4]), peak_unsure=np.array([False, True, False]),
@@ -54,6 +53,15 @@ FOR_HANDS = Overrule()
 """The hand scorer's: the most halves right among settings losing at most 0.002 per-half on hands
 drawn in the usual makers' layouts and no exactly read real photo (of settings as good, the one that
 hears the peaks least)."""
+
+FOR_TABLES = Overrule(peaks_from_px=80.0)
+"""The table reader's: heard from 80 px, where a phone's photo of a table has its tiles. On 60 tables
+of layouts never learnt at 2560x1920, per-half 0.59 -> 0.94 and ``illegal_join`` precision / recall
+0.33 / 0.61 -> 0.47 / 0.89; on the usual layouts it costs a little (the 200 held-out tables at
+2560x1920: per-half 0.995 -> 0.993, ``illegal_join`` precision 0.865 -> 0.846; at 1280x960, three
+false ``illegal_join`` more). Heard from 50 px it cost more at 1280x960 (precision 0.74 -> 0.66);
+from 110 px it gained less (0.86 per-half on the unseen layouts); a classifier sure to 0.99 left
+to stand, or the peaks' count given odds 0.7, lost most of the gain (benchmarks/HISTORY.md)."""
 
 
 def overruled(
