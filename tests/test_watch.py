@@ -401,3 +401,103 @@ def test_the_table_is_read_where_it_is_played_and_put_back_in_the_frame():
     assert (seen.width, seen.height) == (1280, 720)
     assert seen.layout.hub.centre == (20.0 + x0 - dx, 15.0 + y0 - dy)
     assert abs(x0 - dx + width / 2 - 640) <= 1 and abs(y0 - dy + height / 2 - 360) <= 1  # round the hub
+
+
+def test_a_resync_tells_the_doubles_the_skipped_turns_left_open_and_keeps_markers_out():
+    """Seat 0 lays the 4-4 and passes unseen behind its marker (out since an earlier pass); seat 1 is
+    seen playing: seat 0's turn ended with the double open. A reading that misses seat 0's marker does
+    not take it in: only seat 0's play on its own train does."""
+    referee = WatchReferee.start(watch_rules(players=3, highest=9), engine=9, starter=0)
+    assert referee.play(0, Tile(9, 4), 0).verdict.legal
+    referee.passed(1)
+    referee.passed(2)  # seats 1 and 2 pass, their markers out
+    assert referee.play(0, Tile(4, 4), 0).verdict.legal and referee.state.turn == 0
+    assert referee.resync(1, markers={0: False}) == [(4, 0, 0)]
+    assert referee.state.turn == 1 and referee.state.trains[0].marker is False  # it had no marker: closed
+    referee.passed(1)
+    referee.resync(0, markers={2: False})  # seat 2 passed unseen, its marker missed by the reading
+    assert referee.state.trains[2].marker and referee.unmarked_before(1) == 1
+    fresh = WatchReferee.start(watch_rules(players=3, highest=9), engine=9, starter=0)
+    fresh.resync(2, markers={1: False})  # seat 0's train not seen yet: its pass put its marker out
+    assert [train.marker for train in fresh.state.trains[:3]] == [True, False, False]
+    assert fresh.who_played(0, marker_seen=None) == 0  # no marker ever seen by it: its own first tile
+    assert fresh.who_played(0, marker_seen=False) == 2  # seat 1 has no marker out: seat 2 laid it
+
+
+def test_a_tile_on_an_open_train_is_the_turns_unless_its_owner_may_have_been_reached_unseen():
+    """Seat 2's train is open (it passed). A tile on it is seat 0's, whose turn it is, where seat 0 or 1
+    has no marker out (it cannot have passed unseen) or seat 2's marker is still seen by it (seat 2's
+    own play takes it off); else seat 2's, the seats before it having passed behind their markers."""
+    referee = WatchReferee.start(watch_rules(players=3, highest=9), engine=9, starter=2)
+    referee.passed(2)
+    assert referee.state.turn == 0 and referee.who_played(2) == 0 and referee.who_played("mexican") == 0
+    closed = WatchReferee.start(watch_rules(players=3, highest=9), engine=9, starter=0)
+    assert closed.who_played(2) == 2  # a closed train: its owner, the turn lost
+    referee.passed(0)
+    referee.passed(1)
+    referee.passed(2)
+    assert referee.who_played(2) == 2 and referee.who_played(2, marker_seen=True) == 0
+    assert referee.played_last(2) is False
+
+
+def test_a_tile_elsewhere_while_the_turns_double_is_open_ends_that_turn():
+    """Readings made by hand: seat 0 lays the 4-4 on its train, then a tile appears on the Mexican train.
+    Seat 0 had to cover its double first: it drew and passed unseen (its marker out already, or missed),
+    so seat 0's turn ended with the double open, and the tile is seat 1's (who had to cover it too)."""
+    from vision.observation import Observation, Sighting
+    from vision.trains import Hub, Layout
+    from vision.trains import Train as LaidTrain
+
+    def box(x: float) -> np.ndarray:
+        return np.array([[x, 90], [x, 110], [x + 40, 110], [x + 40, 90]], np.float32)
+
+    tiles = [Sighting(box(300), (9, 9)), Sighting(box(400), (9, 4)), Sighting(box(440), (4, 4))]
+    tiles.append(Sighting(np.array([[240, 90], [240, 110], [200, 110], [200, 90]], np.float32), (9, 3)))
+
+    def reading(laid: int, mexican: bool = False) -> Observation:
+        trains = [LaidTrain(0.0, tuple(range(1, 1 + laid)), (0,) * laid)]
+        if mexican:
+            trains.append(LaidTrain(180.0, (3,), (0,)))
+        shown = tiles[: 1 + laid] + tiles[3:] if mexican else tiles[: 1 + laid]
+        layout = Layout(Hub((320.0, 100.0), 50.0), 0, tuple(trains), (), ())
+        return Observation(tuple(shown), 640, 480, layout=layout, flags=())
+
+    readings = iter([reading(1), reading(2), reading(2, mexican=True)])
+    watcher = Watcher(lambda frame: next(readings), players=2, highest=9, seats=Seats({0.0: 0, 180.0: "mexican"}))
+    events = []
+    for step in range(3):
+        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
+        frame[10 * step : 10 * step + 20, 10:30] = 250
+        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
+        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    assert [(e["event"], e["tile"], e["player"], e.get("reason")) for e in events] == [
+        ("play", "4-4", 0, None),
+        ("flag", "4-4", 0, None),
+        ("play", "9-3", 1, "must_satisfy_double"),
+    ]
+
+
+def test_a_marker_seen_out_of_turn_is_a_lost_turn_a_misreading_or_an_open_train():
+    """After the plays of a reading, a marker come out on a seat's train whose turn it is not: the seats
+    before it passed unseen where at most one of them has no marker out; not where its own turn was
+    spent on a play since (a misreading by its new tile); else its train is open, the turn kept."""
+    from vision.watch.watcher import _Stamp
+
+    watcher = Watcher(lambda frame: None, players=4, highest=9)
+    watcher.referee = WatchReferee.start(watch_rules(players=4, highest=9), engine=9, starter=0)
+    assert watcher.referee.play(0, Tile(9, 4), 0).verdict.legal
+    assert watcher._passes([0], _Stamp(1, 0.0), late=True) == [] and watcher.referee.state.turn == 1
+    assert not watcher.referee.state.trains[0].marker  # seat 0 played: its marker is a misreading
+    watcher._passes([3], _Stamp(2, 0.0), late=True)  # seats 1 and 2 with no marker: not lost that far
+    assert watcher.referee.state.turn == 1 and watcher.referee.state.trains[3].marker
+    watcher._passes([2], _Stamp(3, 0.0), late=True)  # seat 1 passed unseen (its marker missed), then seat 2
+    assert watcher.referee.state.turn == 3 and watcher.referee.state.trains[2].marker
+
+
+def test_several_tiles_new_at_once_are_taken_in_turn_order_without_the_arm():
+    """Seat 0's turn: a tile new on seat 1's train and one on the Mexican train. The Mexican one is seat
+    0's, then seat 1's on its own; the arm seen laid one of them only, so it tells neither."""
+    watcher = Watcher(lambda frame: None, players=2, highest=9)
+    watcher.referee = WatchReferee.start(watch_rules(players=2, highest=9), engine=9, starter=0)
+    assert sorted([1, "mexican"], key=lambda owner: watcher._turn_order(owner, 0)) == ["mexican", 1]
+    assert sorted([0, "mexican"], key=lambda owner: watcher._turn_order(owner, 0)) == [0, "mexican"]

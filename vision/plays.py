@@ -8,11 +8,15 @@ Two jobs, both about what the camera may say of a play and no more:
   as a photo's joins are read). Where no candidate stands out, the answer is None: ask for a redo,
   never guess.
 - **Who, and is it legal**: the engine in unknown-hands mode (RULES.md 7) keeps whose turn it is.
-  A tile on a seat's own train was laid by that seat; any other by the seat whose turn it is. A seat
-  with its marker out may have drawn and passed unseen, so where a seat plays its own train out of
-  turn and every seat before it has its marker out, they are taken to have passed; otherwise the
-  play is judged ``not_your_turn`` (the watcher may first ``resync``, where it lost the turn). A
-  marker that appears on the train of the seat whose turn it is is that seat's pass.
+  A tile on a seat's own train was laid by that seat, unless the train is open (its marker seen out)
+  and the marker is still seen after the tile, or a seat before its owner has no marker out (it cannot
+  have passed unseen): then the seat whose turn it is laid it there. Any other tile was laid by the
+  seat whose turn it is; where that seat's own double is open on another train, it passed unseen
+  first (``must_cover_elsewhere``). A seat with its
+  marker out may have drawn and passed unseen, so where a seat plays its own train out of turn and
+  every seat before it has its marker out, they are taken to have passed; otherwise the play is
+  judged ``not_your_turn`` (the watcher may first ``resync``, where it lost the turn). A marker that
+  appears on the train of the seat whose turn it is is that seat's pass.
 
 >>> from engine import Rules
 >>> referee = WatchReferee.start(watch_rules(players=4, highest=12), engine=12, starter=0)
@@ -154,9 +158,29 @@ class WatchReferee:
             state = RoundState(rules, engine, tuple(trains), turn=starter)
         return cls(state)
 
-    def who_played(self, train: TrainRef | None) -> int:
-        """A seat's own train: that seat; any other: the seat whose turn it is."""
-        return train if isinstance(train, int) and 0 <= train < self.state.players else self.state.turn
+    def who_played(self, train: TrainRef | None, marker_seen: bool | None = False) -> int:
+        """A seat's own train: that seat, unless the train is open and its marker is still seen out after
+        the tile (``marker_seen``: its owner's play takes it off), or a seat before it cannot have passed
+        unseen (no marker out): then, as on any other train, the seat whose turn it is. ``marker_seen``
+        None: no marker was ever seen by the train, open only as its owner was taken to have passed."""
+        state = self.state
+        if not isinstance(train, int) or not 0 <= train < state.players or train == state.turn:
+            return state.turn
+        if not state.trains[train].marker or marker_seen is None:
+            return train
+        if marker_seen or not all(state.trains[seat].marker for seat in self._seats_before(train)):
+            return state.turn
+        return train
+
+    def must_cover_elsewhere(self, train: TrainRef) -> bool:
+        """Whether the seat whose turn it is left a double of its own turn open on another train than
+        ``train``: it may lay nothing there, so a tile seen there tells that its turn ended (a pass)."""
+        binding = self.state.binding_double()
+        return (
+            binding is not None
+            and binding.number in self.state.turn_doubles
+            and binding.train != self.state.train_index(train)
+        )
 
     def play(self, player: int, tile: Tile, train: TrainRef) -> Judged:
         """Judge ``player`` laying ``tile`` on ``train``, and apply it where legal. Seats before
@@ -185,18 +209,41 @@ class WatchReferee:
         self.state = apply(self.state, move)
         return left
 
-    def resync(self, player: int, markers: Mapping[int, bool] | None = None) -> None:
+    def resync(self, player: int, markers: Mapping[int, bool] | None = None) -> list[tuple[int, int, TrainRef]]:
         """The seats before ``player`` taken to have passed unseen: the watcher lost the turn (it missed a
-        play or a pass), and takes it up again at ``player``. ``markers``: whether each seat's marker is
-        seen out; a seat whose marker is not seen may have played unseen, so its train stays closed."""
+        play or a pass), and takes it up again at ``player``; the doubles their turns leave open.
+        ``markers``: whether each seat's marker is seen out; a seat whose marker is not seen may have
+        played unseen, so its train stays as it was (a marker out before is not taken in for a reading
+        that missed it: only its owner's play takes it off). A seat not in ``markers`` (its train not
+        seen) is taken to have put its marker out as it passed."""
         skipped = self._seats_before(player)
+        before = [self.state.trains[seat].marker for seat in skipped]
+        left: list[tuple[int, int, TrainRef]] = []
         for seat in skipped:
-            self.passed(seat)
+            left += self.passed(seat)
         if markers is None:
-            return
+            return left
         trains = list(self.state.trains)
-        for seat in skipped:
-            trains[seat] = replace(trains[seat], marker=markers.get(seat, trains[seat].marker))
+        for seat, was in zip(skipped, before, strict=True):
+            trains[seat] = replace(trains[seat], marker=was or markers.get(seat, trains[seat].marker))
+        self.state = replace(self.state, trains=tuple(trains))
+        return left
+
+    def unmarked_before(self, seat: int) -> int:
+        """How many seats from the one whose turn it is up to ``seat`` have no marker out (each of them
+        passing unseen would have put one out)."""
+        return sum(not self.state.trains[before].marker for before in self._seats_before(seat))
+
+    def played_last(self, seat: int) -> bool:
+        """Whether ``seat``'s last move so far was a play: its turn has not come back to it since (it is
+        not its turn), so it cannot have passed and put its marker out since."""
+        moves = [move for _, move in self.history if move.player == seat]
+        return bool(moves) and moves[-1].action == "play" and seat != self.state.turn
+
+    def open_train(self, seat: int) -> None:
+        """``seat``'s marker seen out: its train is open to every seat, whoever's turn it is."""
+        trains = list(self.state.trains)
+        trains[seat] = replace(trains[seat], marker=True)
         self.state = replace(self.state, trains=tuple(trains))
 
     def take_back(self, tile: Tile, train: TrainRef) -> bool:

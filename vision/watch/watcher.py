@@ -95,6 +95,10 @@ class WatchConfig:
     """A marker box scoring this or more stands by its train: a marker believed wrongly opens the train
     to every seat (``train_not_eligible`` unseen) and makes a pass; 0.97 of such boxes were right on the
     tuning tables (benchmarks/results/markers.md), against 0.74 at ``hubcam analyze``'s 0.05."""
+    lost_turns: int = 1
+    """A marker come out on the train of a seat whose turn it is not says the watcher lost the turn, and the
+    seats before it passed unseen, where at most this many of them have no marker out (a pass shows
+    one): else the train is taken to be open, and the turn kept."""
     takeback_frames: int = 15
     """A train read one tile short is a take-back once read so again at least this many frames later.
     A train read more than one tile short, or gone, is a reading that missed tiles (a hand resting on
@@ -116,6 +120,8 @@ class KnownTrain:
     hand's knuckle or a marker passing by)."""
     marker_once: bool = False
     """Whether the last reading saw a marker by it that ``marker`` does not yet believe."""
+    marker_sighted: bool = False
+    """Whether any reading saw a marker by it (else it is open only where its owner was taken to pass)."""
     looks: list[TileLook | None] = field(default_factory=list)
     """How each tile's place looked when it was accepted (None: unknown, as after the camera moved)."""
     places: list[np.ndarray | None] = field(default_factory=list)
@@ -349,6 +355,8 @@ class Watcher:
         events: list[Event] = []
         read_as: list[int] = []
         """The known train of each train read."""
+        came_out: list[int] = []
+        """The seats whose markers came out on this reading."""
         for number, reading in enumerate(analysis.trains):
             known_at = self._known(reading.slot_angle)
             if known_at is None:
@@ -357,7 +365,9 @@ class Watcher:
             read_as.append(known_at)
             known = self.trains[known_at]
             known.slot_angle, known.owner = reading.slot_angle, reading.owner
-            events += self._marker(known, seen, seen.layout.trains[number], stamp)  # a pass, then plays
+            if self._marker(known, seen, seen.layout.trains[number]) and isinstance(known.owner, int):
+                came_out.append(known.owner)
+        events += self._passes(came_out, stamp)  # the pass of the seat whose turn it is, then plays
         placed = self._follow_places(seen, length)
         for known in self.trains:
             for at in range(len(known.tiles)):
@@ -371,11 +381,11 @@ class Watcher:
             for known_at in range(len(self.trains))
             if self._next_tile(seen, readings.get(known_at), known_at, placed, length) is not None
         ]
-        if len(growing) != 1:
+        if len(growing) != 1 or self._several_new(analysis, readings, growing[0]):
             self.arm = None  # the arm laid one tile at most: which, is not known
         while growing:  # several tiles new at once (plays missed, or laid quickly): in turn order
             turn = self.referee.state.turn
-            known_at = next((at for at in growing if self.trains[at].owner == turn), growing[0])
+            known_at = min(growing, key=lambda at: self._turn_order(self.trains[at].owner, turn))
             found = self._next_tile(seen, readings.get(known_at), known_at, placed, length)
             if found is None:
                 growing.remove(known_at)
@@ -392,7 +402,49 @@ class Watcher:
         for known_at, known in enumerate(self.trains):
             if known_at not in read_as and known.tiles:
                 events += self._shorter(known_at, 0, stamp)
+        return events + self._passes(came_out, stamp, late=True)
+
+    def _several_new(self, analysis: TableAnalysis, readings: dict[int, int], known_at: int) -> bool:
+        """Whether the reading of a known train holds two tiles or more past the known ones."""
+        number = readings.get(known_at)
+        return number is not None and len(analysis.trains[number].pips) > len(self.trains[known_at].tiles) + 1
+
+    def _turn_order(self, owner: int | str | None, turn: int) -> tuple[int, bool]:
+        """Where a tile new on ``owner``'s train comes among several new at once: by the seat taken to
+        have laid it (before the arm is looked at), from the seat whose turn it is; its own train first."""
+        assert self.referee is not None
+        known = next((train for train in self.trains if train.owner == owner), None)
+        seat = self.referee.who_played(owner, _marker_seen(known)) if isinstance(owner, int) else turn
+        return (seat - turn) % self.players, owner != turn
+
+    def _passes(self, came_out: list[int], stamp: _Stamp, late: bool = False) -> list[Event]:
+        """The passes the markers come out (``came_out``, seats) tell, taken off the list as told: the
+        seat whose turn it is passed (and the next, where its marker came out too). ``late``: after this
+        reading's plays, a marker come out on another seat's train says that seat passed, the seats
+        before it too (unseen): the watcher lost the turn."""
+        assert self.referee is not None
+        events: list[Event] = []
+        while self.referee.state.turn in came_out:
+            seat = self.referee.state.turn
+            came_out.remove(seat)
+            events += [self._unsatisfied(left, stamp) for left in self.referee.passed(seat)]
+        if not late:
+            return events
+        turn = self.referee.state.turn
+        for seat in sorted(came_out, key=lambda seat: (seat - turn) % self.players):
+            if self.referee.played_last(seat):
+                continue  # its turn was spent on a play: a marker misread by its train's new tile
+            if self.referee.unmarked_before(seat) > self.config.lost_turns:
+                self.referee.open_train(seat)  # the turn is not lost that far: the marker is out, whoever passed
+                continue
+            left = self.referee.resync(seat, self._markers_seen()) + self.referee.passed(seat)
+            events += [self._unsatisfied(each, stamp) for each in left]
+        came_out.clear()
         return events
+
+    def _markers_seen(self) -> dict[int, bool]:
+        """Whether each seat's marker was seen on the last reading."""
+        return {train.owner: train.marker or train.marker_once for train in self.trains if isinstance(train.owner, int)}
 
     def _follow_places(self, seen: Observation, length: float) -> set[int]:
         """Each known tile's place moved to the tile seen there (the camera shakes, a tile is nudged);
@@ -460,20 +512,22 @@ class Watcher:
         close = [item for item in near if item[0] <= reach]
         return min(close)[1] if close else None
 
-    def _marker(self, known: KnownTrain, seen: Observation, train: Train, stamp: _Stamp) -> list[Event]:
-        """A marker come out (seen surely, ``marker_least``, on two readings running) on the train of the
-        seat whose turn it is: that seat passed. A marker seen once asks for another reading soon."""
+    def _marker(self, known: KnownTrain, seen: Observation, train: Train) -> bool:
+        """Whether a marker came out on a seat's train on this reading: seen surely (``marker_least``) on
+        two readings running, by a train the engine has no marker on (a marker already out, seen again
+        after a reading that missed it, is no new pass). A marker seen once asks for another reading soon."""
         assert self.referee is not None
         marked = self._marked(seen, train)
         came_out = marked and known.marker_once and not known.marker
         if marked and not known.marker and not known.marker_once:
             self.gate.read_again()
         known.marker_once = marked and not known.marker
+        known.marker_sighted = known.marker_sighted or marked
         if came_out or not marked:
             known.marker = marked
-        if not came_out or not isinstance(known.owner, int) or known.owner != self.referee.state.turn:
-            return []
-        return [self._unsatisfied(left, stamp) for left in self.referee.passed(known.owner)]
+        if not came_out or not isinstance(known.owner, int) or not 0 <= known.owner < self.players:
+            return False
+        return not self.referee.state.trains[known.owner].marker
 
     def _marked(self, seen: Observation, train: Train) -> bool:
         return train.marker is not None and seen.markers[train.marker].confidence >= self.config.marker_least
@@ -531,10 +585,14 @@ class Watcher:
                                       reason=None, message=unjudged))  # fmt: skip
             return True, events
         player = self._seat_by_arm(sighting.corners)
-        player = self.referee.who_played(train_ref) if player is None else player
+        marker_seen = _marker_seen(known)
+        if player is None and self.referee.who_played(train_ref, marker_seen) == self.referee.state.turn:
+            if self.referee.must_cover_elsewhere(train_ref):  # its double open elsewhere: its turn ended unseen
+                events += [self._unsatisfied(left, stamp) for left in self.referee.passed(self.referee.state.turn)]
+        player = self.referee.who_played(train_ref, marker_seen) if player is None else player
         if player != self.referee.state.turn:
-            seen_out = {train.owner: train.marker for train in self.trains if isinstance(train.owner, int)}
-            self.referee.resync(player, seen_out)  # passes behind markers already out are unseen, and plays missed
+            left = self.referee.resync(player, self._markers_seen())  # passes behind markers out are unseen
+            events += [self._unsatisfied(each, stamp) for each in left]
         judged = self.referee.play(player, chosen.tile, train_ref)
         events += [self._unsatisfied(left, stamp) for left in judged.unsatisfied]
         verdict = judged.verdict
@@ -687,6 +745,13 @@ class _Stamp:
 
     def event(self, name: str, /, **fields: Any) -> Event:
         return {"frame": self.frame, "t_s": self.t_s, "event": name, **fields}
+
+
+def _marker_seen(known: KnownTrain | None) -> bool | None:
+    """Whether the last reading saw a marker by a train; None where no reading ever did."""
+    if known is None or not known.marker_sighted:
+        return None
+    return known.marker or known.marker_once
 
 
 def _outer(tiles: list[tuple[int, int] | None]) -> int | None:
