@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 
 import cv2
@@ -13,6 +14,7 @@ import pytest
 from datasets.synth.camera import CameraChoice, random_camera
 from datasets.synth.face import _dimples, render_back, render_face
 from datasets.synth.pips import HELD_OUT, LAYOUTS, MAX_PIPS, layout, pip_radius
+from datasets.synth.printed import PRINTED_KINDS
 from datasets.synth.scene import FLAT_MM, FULL, MARKER_SHAPES, Scene, SceneOptions, make_scene, render
 from datasets.synth.styles import TileStyle, luminance
 from vision.trains import Shape, TableConfig, widths_off
@@ -489,3 +491,52 @@ def test_hubcam_synth_refuses_spacing_for_hands_and_out_of_range(tmp_path):
     assert main([*base, "--kind", "hand", "--gaps", "2-6"]) == 2
     assert main([*base, "--kind", "table", "--gaps", "6-2"]) == 2
     assert main([*base, "--kind", "table", "--double-shift", "0.9"]) == 2
+
+
+def test_a_quiet_table_lays_no_printed_things_and_a_busy_one_leaves_the_scene_as_it_was():
+    busy = dataclasses.replace(FULL, busy=1.0)
+    kinds = set()
+    for seed in range(8):
+        quiet, loud = make_scene("table", seed), make_scene("table", seed, busy)
+        assert not quiet.printed and loud.printed
+        assert loud.tiles == quiet.tiles and loud.trains == quiet.trains and loud.markers == quiet.markers
+        assert loud.flags == quiet.flags and loud.style == quiet.style
+        kinds |= {item.kind for item in loud.printed}
+    assert kinds == set(PRINTED_KINDS)
+    assert all(make_scene("hand", seed, busy).printed for seed in range(30))  # something on every busy table
+    some = [bool(make_scene("hand", seed, dataclasses.replace(FULL, busy=0.5)).printed) for seed in range(30)]
+    assert 5 < sum(some) < 25
+
+
+def test_a_busy_table_draws_its_printed_things_and_labels_only_its_tiles():
+    busy = dataclasses.replace(FULL, busy=1.0)
+    quiet_image, quiet_label = render(make_scene("table", 5), (640, 480))
+    loud_image, loud_label = render(make_scene("table", 5, busy), (640, 480), busy)
+    assert json.dumps(loud_label) == json.dumps(quiet_label)  # the same tiles, hub, trains, markers and flags
+    changed = np.abs(loud_image.astype(np.int16) - quiet_image).max(axis=2) > 40
+    assert changed.mean() > 0.05
+
+
+def test_printed_white_logos_lie_beside_tiles_on_the_board():
+    """Issue 65: most tiles missed on a printed board lay against a white tile-shaped logo."""
+    busy = dataclasses.replace(FULL, busy=1.0)
+    beside = 0
+    for seed in range(10):
+        scene = make_scene("table", seed, busy)
+        length, width, _ = scene.style.size_mm
+        for logo in (item for item in scene.printed if item.kind == "logo"):
+            for tile in scene.tiles:
+                apart = math.dist(logo.centre_mm, tile.centre_mm)
+                side_gap, end_gap = apart - (width + logo.size_mm[1]) / 2, apart - (length + logo.size_mm[0]) / 2
+                if logo.angle == tile.angle and (0.5 < side_gap < 3 or 0.5 < end_gap < 3):
+                    beside += 1
+    assert beside >= 10
+
+
+def test_hubcam_synth_draws_busy_tables_and_refuses_a_share_out_of_range(tmp_path):
+    from api.cli import main
+
+    base = ["synth", "--kind", "table", "--n", "1", "--size", "320x240", "--workers", "1"]
+    assert main([*base, "--busy", "1.5", "--out", str(tmp_path / "x")]) == 2
+    assert main([*base, "--busy", "1", "--out", str(tmp_path / "busy")]) == 0
+    assert json.loads((tmp_path / "busy" / "manifest.json").read_text())["options"]["busy"] == 1.0

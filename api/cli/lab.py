@@ -84,6 +84,11 @@ def add_synth(verbs: Verbs) -> None:
         "--double-shift", type=float, default=None, metavar="SHARE",
         help="tables: how far a crosswise double may sit off its train's line, a share of its length (default 0)",
     )  # fmt: skip
+    synth.add_argument(
+        "--busy", type=float, default=None, metavar="SHARE",
+        help="share of busy tables: a printed game board, pictures of dominoes, a box lid, a score pad, cards "
+        "and coins, none labelled (default 0)",
+    )  # fmt: skip
     synth.set_defaults(run=run_synth)
 
 
@@ -169,6 +174,10 @@ def run_synth(args: argparse.Namespace) -> int:
         low, high = _parse_tilt(args.tilt)
         options = dataclasses.replace(options, min_tilt_deg=low, max_tilt_deg=high)
     options = _with_spacing(args, options)
+    if args.busy is not None:
+        if not 0 <= args.busy <= 1:
+            raise UsageError(f"invalid --busy: {args.busy} (expected a share of scenes, 0 to 1)")
+        options = dataclasses.replace(options, busy=args.busy)
     try:
         names = write_set(args.kind, args.n, args.seed, args.out, size, workers=max(1, args.workers), options=options)
     except ValueError as error:

@@ -68,6 +68,18 @@ class Marker:
     """Index of the train it marks in the scene's trains."""
 
 
+@dataclass(frozen=True)
+class Printed:
+    """One flat printed thing on the table: a ``size_mm`` (along ``angle``, across) rectangle centred
+    at ``centre_mm``; its look is drawn from its own ``seed``."""
+
+    kind: str
+    centre_mm: tuple[float, float]
+    angle: float
+    size_mm: tuple[float, float]
+    seed: int
+
+
 @dataclass
 class Scene:
     kind: str
@@ -82,6 +94,8 @@ class Scene:
     trains: list[Train] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
+    printed: list[Printed] = field(default_factory=list)
+    """Flat printed things on a busy table, drawn under the tiles and never labelled."""
 
     def extent_mm(self) -> tuple[np.ndarray, float]:
         """The centre and radius of a circle holding every tile."""

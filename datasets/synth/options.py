@@ -83,6 +83,9 @@ class SceneOptions:
     """The pip shapes (``datasets.synth.styles.PIP_SHAPES``) a set's pips are drawn in, one per set."""
     greyscale: float = 0.0
     """Share of photos taken (or sent) in greyscale."""
+    busy: float = 0.0
+    """Share of busy tables: a printed game board under part of the layout, pictures of dominoes, a
+    box lid, a score pad, cards and coins, none of them labelled (``datasets.synth.printed``)."""
 
 
 FULL = SceneOptions()

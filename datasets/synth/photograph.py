@@ -18,6 +18,7 @@ from datasets.synth.effects import Look, apply_look, random_look
 from datasets.synth.face import render_back, render_face
 from datasets.synth.layout import Marker, Scene
 from datasets.synth.options import FULL, SceneOptions
+from datasets.synth.printed import draw_printed
 from datasets.synth.render import Box, Light, Prism, cast_shadows, random_light
 from datasets.synth.table import render_table
 from vision.geometry import halves_in_frame, is_cut
@@ -89,9 +90,11 @@ def _table_frame(scene: Scene, camera: Any, rng: random.Random) -> np.ndarray:
     size = np.maximum(((high - low) / mm_per_px).astype(int), 2)
     texture = render_table(scene.table, (int(size[0]), int(size[1])), mm_per_px, rng)
     table_from_texture = np.array([[mm_per_px, 0, low[0]], [0, mm_per_px, low[1]], [0, 0, 1]])
-    return cv2.warpPerspective(
+    frame = cv2.warpPerspective(
         texture, H_image_from_table @ table_from_texture, (width, height), borderMode=cv2.BORDER_REFLECT
     )
+    draw_printed(frame, camera, scene)
+    return frame
 
 
 def _objects(

@@ -14,6 +14,7 @@ import random
 from datasets.synth.layout import MARKER_SHAPES, Marker, PlacedTile, Scene, Train, add_glare, lay_hand, lay_table
 from datasets.synth.options import FULL, MAKERS, TRAINING_LAYOUTS, UNSEEN_MAKERS, SceneOptions
 from datasets.synth.photograph import render
+from datasets.synth.printed import lay_printed
 from datasets.synth.styles import TileStyle, maker_extras, makers_pips, random_tile_style
 
 __all__ = [
@@ -66,6 +67,9 @@ def make_scene(kind: str, seed: int, options: SceneOptions = FULL) -> Scene:
     else:
         raise ValueError(f"invalid scene kind: {kind!r} (expected hand or table)")
     add_glare(scene, rng, options)
+    busy = random.Random(f"busy-{seed}")  # a stream of its own: quiet tables draw as before
+    if options.busy and busy.random() < options.busy:
+        lay_printed(scene, busy)
     if not options.glare:
         for tile in scene.tiles:
             tile.glare = 0.0
