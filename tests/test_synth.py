@@ -480,7 +480,8 @@ def test_a_shifted_double_sits_off_its_trains_line():
                     continue
                 a, m, b = (np.array(scene.tiles[i].centre_mm) for i in (before, double, after))
                 line = (b - a) / np.linalg.norm(b - a)
-                offs.append(abs(float(np.cross(line, m - a))) / scene.style.size_mm[0])
+                off = m - a
+                offs.append(abs(float(line[0] * off[1] - line[1] * off[0])) / scene.style.size_mm[0])
     assert offs and max(offs) > 0.1  # centred doubles stay within a few hundredths of the line
 
 
