@@ -17,6 +17,8 @@ SPACED_TABLES := out/synth/eval-table-spaced-v14
 UNSEEN_HANDS := out/synth/eval-unseen-v14
 # Tables of those makers at a phone's resolution, where the pip-peak counter is heard (issues 65, 67).
 UNSEEN_TABLES := out/synth/eval-table-unseen-2560-v14
+# Busy tables: a printed game board with domino pictures and logos, a score pad, cards, coins (issue 65).
+BUSY_TABLES := out/synth/eval-table-busy-84
 
 .PHONY: run simulate test bench eval realism train-deps system-deps clean pip-heatmap detector-busy
 
@@ -124,6 +126,9 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind table --n 60 --seed 79 --makers unseen --size 2560x1920 --out $(UNSEEN_TABLES)
 	$(BIN)/hubcam eval --set $(UNSEEN_TABLES) --pipeline table --out out/eval/synth-table-unseen
 	cp out/eval/synth-table-unseen/summary.md benchmarks/results/eval-synth-table-unseen.md
+	$(BIN)/hubcam synth --kind table --n 60 --seed 84 --busy 1 --size 1920x1080 --out $(BUSY_TABLES)
+	$(BIN)/hubcam eval --set $(BUSY_TABLES) --pipeline table --out out/eval/synth-table-busy
+	cp out/eval/synth-table-busy/summary.md benchmarks/results/eval-synth-table-busy.md
 	$(BIN)/hubcam synth --kind hand --n 200 --seed 71 --makers unseen --out $(UNSEEN_HANDS)
 	$(BIN)/hubcam eval --set $(UNSEEN_HANDS) --out out/eval/synth-unseen-hubcam
 	cp out/eval/synth-unseen-hubcam/summary.md benchmarks/results/eval-synth-unseen-makers-hubcam.md
@@ -148,10 +153,10 @@ pip-heatmap: train-deps
 detector-busy: train-deps
 	$(BIN)/hubcam synth --kind table --n 600 --seed 1403 --out out/synth/train-table-v14
 	$(BIN)/hubcam synth --kind table --n 900 --seed 1405 --busy 0.8 --out out/synth/train-busy-v14
-	$(BIN)/hubcam synth --kind table --n 60 --seed 84 --busy 1 --size 1920x1080 --out out/synth/eval-table-busy-84
+	$(BIN)/hubcam synth --kind table --n 60 --seed 84 --busy 1 --size 1920x1080 --out $(BUSY_TABLES)
 	nice -n 10 $(BIN)/hubcam train detector --sets out/synth/train-busy-v14 out/synth/train-table-v14 --epochs 5 \
 		--imgsz 416 --max-lr 0.0005 --hours 1.0 --start-from models/table-detector/model.onnx --out out/detector-busy1
-	$(BIN)/hubcam eval --set out/synth/eval-table-busy-84 --pipeline table --detector out/detector-busy1/model.onnx \
+	$(BIN)/hubcam eval --set $(BUSY_TABLES) --pipeline table --detector out/detector-busy1/model.onnx \
 		--out out/eval/busy84-detector-busy1
 
 realism: train-deps
