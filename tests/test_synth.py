@@ -519,9 +519,10 @@ def test_a_busy_table_draws_its_printed_things_and_labels_only_its_tiles():
 
 
 def test_printed_white_logos_lie_beside_tiles_on_the_board():
-    """Issue 65: most tiles missed on a printed board lay against a white tile-shaped logo."""
+    """Issue 65: most tiles missed on a printed board lay against a white tile-shaped logo, some
+    under the tile's edge."""
     busy = dataclasses.replace(FULL, busy=1.0)
-    beside = 0
+    beside = under = 0
     for seed in range(10):
         scene = make_scene("table", seed, busy)
         length, width, _ = scene.style.size_mm
@@ -529,9 +530,11 @@ def test_printed_white_logos_lie_beside_tiles_on_the_board():
             for tile in scene.tiles:
                 apart = math.dist(logo.centre_mm, tile.centre_mm)
                 side_gap, end_gap = apart - (width + logo.size_mm[1]) / 2, apart - (length + logo.size_mm[0]) / 2
-                if logo.angle == tile.angle and (0.5 < side_gap < 3 or 0.5 < end_gap < 3):
+                gap = side_gap if -2 < side_gap < 3 else end_gap
+                if logo.angle == tile.angle and -2 < gap < 3:
                     beside += 1
-    assert beside >= 10
+                    under += gap < 0
+    assert beside >= 10 and under >= 1
 
 
 def test_hubcam_synth_draws_busy_tables_and_refuses_a_share_out_of_range(tmp_path):

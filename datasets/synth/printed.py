@@ -30,8 +30,11 @@ BOARD_WORDS = ("MEXICAN TRAIN", "DOMINOES", "START", "ALL ABOARD", "STATION")
 LOGO_BESIDE_TILE = 0.35
 """Share of the tiles lying on the board that get a printed white logo beside them (issue 65: 35 of
 55 missed tiles lay against one) ..."""
-LOGO_GAP_MM = (0.6, 2.5)
-"""... this far off, edge to edge (a tile's footprint keeps 0.5 mm clear round it)."""
+LOGO_GAP_MM = (-1.5, 2.5)
+"""... this far off, edge to edge: below 0 the tile lies on the logo's edge, as tiles pushed across a
+printed board do (the two then show as one long white shape) ..."""
+LOGO_IN_TILE_COLOUR = 0.5
+"""... and this share of logos printed in the set's own body colour: white on white."""
 MOST_PX_PER_MM = 6.0
 """The sharpest a printed thing's picture is drawn (a close photo shows no more)."""
 
@@ -83,8 +86,8 @@ def _logos_beside_tiles(scene: Scene, board: Printed, taken: list[_Footprint], r
     """White tile-shaped logos printed on the board: beside a share of the face-up tiles on it (along
     a long side or past an end, edge to edge LOGO_GAP_MM apart), and a few anywhere on it."""
     length, width, _ = scene.style.size_mm
-    footprints: list[_Footprint] = []
-    for tile in scene.tiles:
+    footprints: list[tuple[_Footprint, int | None]] = []  # each with the tile it lies against
+    for index, tile in enumerate(scene.tiles):
         if tile.pose != FACE_UP or tile.z_mm > 0 or not _inside(tile.centre_mm, board, margin=width):
             continue
         if rng.random() < LOGO_BESIDE_TILE:
@@ -96,15 +99,17 @@ def _logos_beside_tiles(scene: Scene, board: Printed, taken: list[_Footprint], r
             else:
                 step = np.array([-along[1], along[0]]) * ((width + size[1]) / 2 + gap)
             beside = np.array(tile.centre_mm) + step * rng.choice([-1, 1])
-            footprints.append(((float(beside[0]), float(beside[1])), tile.angle, size))
+            footprints.append((((float(beside[0]), float(beside[1])), tile.angle, size), index))
     for _ in range(rng.randint(1, 4)):
         spot = _on_board(board, rng.uniform(-0.4, 0.4), rng.uniform(-0.4, 0.4))
         size = (length * rng.uniform(0.95, 1.15), width * rng.uniform(0.95, 1.15))
-        footprints.append((spot, board.angle + rng.choice([0.0, math.pi / 2]), size))
-    for spot, angle, size in footprints:
-        if not _crosses((spot, angle, size), taken, scene):
-            taken.append((spot, angle, size))
-            scene.printed.append(Printed("logo", spot, angle, size, rng.randrange(2**32)))
+        footprints.append(((spot, board.angle + rng.choice([0.0, math.pi / 2]), size), None))
+    for footprint, against in footprints:
+        # ``taken`` starts with the tiles' footprints, in the scene's order: a logo may run under its own
+        others = [other for number, other in enumerate(taken) if number != against]
+        if not _crosses(footprint, others, scene):
+            taken.append(footprint)
+            scene.printed.append(Printed("logo", *footprint, rng.randrange(2**32)))
 
 
 def _crosses(footprint: _Footprint, taken: list[_Footprint], scene: Scene) -> bool:
@@ -203,10 +208,11 @@ def _board(width: int, height: int, scene: Scene, px_per_mm: float, rng: random.
 
 
 def _logo(width: int, height: int, style: TileStyle, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
-    """A white tile-shaped logo: a rounded white rectangle, sometimes with a thin line or a small star."""
+    """A white tile-shaped logo: a rounded white rectangle (or one of the set's own body colour,
+    LOGO_IN_TILE_COLOUR), sometimes with a thin line or a small star."""
     white = (rng.randint(225, 250),) * 3
     image = np.empty((height, width, 3), np.uint8)
-    image[:] = white
+    image[:] = style.body if rng.random() < LOGO_IN_TILE_COLOUR else white
     alpha = _rounded_mask(width, height, max(1, round(height * style.corner_radius)))
     mark = rng.random()
     if mark < 0.3:
