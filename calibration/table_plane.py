@@ -88,7 +88,7 @@ def misfits(plane: TablePlane, corners: Sequence[np.ndarray]) -> np.ndarray:
     corner cosines and its long-to-short ratio's log distance from 2:1 (0 for a tile's face)."""
     if len(corners) == 0:
         return np.zeros(0)
-    on_plane = _through(plane.to_plane, np.asarray(corners, np.float64))
+    on_plane = through(plane.to_plane, np.asarray(corners, np.float64))
     departures: np.ndarray = np.abs(_residuals(_SQUARE_ON[None], on_plane)[0]).max(axis=1)
     return departures
 
@@ -99,7 +99,7 @@ def relative_areas(plane: TablePlane, corners: Sequence[np.ndarray], among: np.n
     a tile or a tile mostly beyond the frame."""
     if len(corners) == 0:
         return np.zeros(0)
-    areas = _areas(_through(plane.to_plane, np.asarray(corners, np.float64)))
+    areas = _areas(through(plane.to_plane, np.asarray(corners, np.float64)))
     reference = areas if among is None or not among.any() else areas[among]
     relative: np.ndarray = areas / max(float(np.median(reference)), 1e-12)
     return relative
@@ -112,7 +112,7 @@ def square_on(
     tiles as many pixels long as the photo's median tile, the view's longer side at most ``longest``
     pixels; and the ``(3, 3)`` matrix taking photo pixels to it. Beyond the photo: its border's colour."""
     quads = np.asarray(corners, np.float64)
-    on_plane = _through(plane.to_plane, quads)
+    on_plane = through(plane.to_plane, quads)
     length_on_plane = float(np.median([_long_side(quad) for quad in on_plane]))
     length_in_photo = float(np.median([_long_side(quad) for quad in quads]))
     points = on_plane.reshape(-1, 2)
@@ -136,7 +136,7 @@ def points_to_photo(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``(m, 2)`` points found in ``square_on``'s view, in the photo's pixels."""
     if len(points) == 0:
         return np.zeros((0, 2), np.float32)
-    return _through(np.linalg.inv(matrix), np.asarray(points, np.float64)).astype(np.float32)
+    return through(np.linalg.inv(matrix), np.asarray(points, np.float64)).astype(np.float32)
 
 
 def border_colour(image_bgr: np.ndarray) -> tuple[int, int, int]:
@@ -146,8 +146,9 @@ def border_colour(image_bgr: np.ndarray) -> tuple[int, int, int]:
     return blue, green, red
 
 
-def _through(matrix: np.ndarray, quads: np.ndarray) -> np.ndarray:
-    """``(n, 4, 2)`` quads through ``matrix``, in one call."""
+def through(matrix: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """Points ``(..., 2)`` (float: quads ``(n, 4, 2)``, a quad, a list of points) through the ``(3, 3)``
+    homography ``matrix``, in one call."""
     mapped: np.ndarray = cv2.perspectiveTransform(quads.reshape(1, -1, 2), matrix).reshape(quads.shape)
     return mapped
 
@@ -218,5 +219,5 @@ def _fit(quads: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 def _slant(to_plane: np.ndarray, quads: np.ndarray) -> float:
     """The largest over the smallest of the tiles' sizes in the photo relative to their size on the plane."""
-    scales = np.sqrt(_areas(quads) / np.maximum(_areas(_through(to_plane, quads)), 1e-12))
+    scales = np.sqrt(_areas(quads) / np.maximum(_areas(through(to_plane, quads)), 1e-12))
     return float(scales.max() / max(scales.min(), 1e-12))

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import cv2
 import numpy as np
 
-from calibration.table_plane import table_plane
+from calibration.table_plane import table_plane, through
 from models import PIP_PEAKS, TABLE_COUNTER, TABLE_DETECTOR
 from vision.geometry import tile_length
 from vision.observation import Observation, Reason
@@ -92,7 +91,7 @@ def square_on_matrix(corners: Sequence[np.ndarray], least_slant: float = FOLLOW_
     if plane is None or plane.slant < least_slant:
         return None
     quads = np.asarray(corners, np.float64)
-    on_plane = cv2.perspectiveTransform(quads.reshape(1, -1, 2), plane.to_plane).reshape(quads.shape)
+    on_plane = through(plane.to_plane, quads)
     scale = float(np.median([tile_length(quad) for quad in quads])) / max(
         float(np.median([tile_length(quad) for quad in on_plane])), 1e-12
     )

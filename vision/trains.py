@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from calibration.table_plane import through
 from vision.settings import Settings
 
 
@@ -183,7 +184,7 @@ def follow_trains(
     photo = [Shape.of(quad) for quad in corners]
     there, hub_there = list(corners), seen_hub
     if plane is not None:
-        there = [_through(plane, quad) for quad in corners]
+        there = [through(plane, np.asarray(quad, np.float64)) for quad in corners]
         hub_there = None if seen_hub is None else _hub_through(plane, seen_hub)
     shapes = [Shape.of(quad) for quad in there]
     if hub_there is not None:
@@ -221,20 +222,11 @@ def follow_trains(
     return Layout(hub, engine, tuple(trains), chains, loose)
 
 
-def _through(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``(..., 2)`` points through a ``(3, 3)`` homography."""
-    points = np.asarray(points, np.float64)
-    mapped = points @ matrix[:2, :2].T + matrix[:2, 2]
-    scale = points @ matrix[2, :2] + matrix[2, 2]
-    result: np.ndarray = mapped / scale[..., None]
-    return result
-
-
 def _hub_through(matrix: np.ndarray, hub: Hub) -> Hub:
     """The hub (the circle round the box a detector saw it in) through ``matrix``: the middle of its
     rim there, and the rim's mean distance from it."""
     turns = np.linspace(0, 2 * math.pi, 12, endpoint=False)
-    rim = _through(matrix, np.asarray(hub.centre) + hub.radius * np.stack([np.cos(turns), np.sin(turns)], axis=1))
+    rim = through(matrix, np.asarray(hub.centre) + hub.radius * np.stack([np.cos(turns), np.sin(turns)], axis=1))
     centre = rim.mean(axis=0)
     return Hub((float(centre[0]), float(centre[1])), float(np.linalg.norm(rim - centre, axis=1).mean()))
 
