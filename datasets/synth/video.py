@@ -18,19 +18,18 @@ from __future__ import annotations
 import copy
 import json
 import math
-import multiprocessing
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from datasets.synth.arm import HAND_REACH_MM, PALM_MM, Arm, ArmLook, draw_arm
 from datasets.synth.camera import Camera, CameraChoice
-from datasets.synth.dataset import image_seed
+from datasets.synth.dataset import image_seed, run_jobs
 from datasets.synth.layout import (
     MARKER_COLOURS,
     MARKER_SHAPES,
@@ -411,6 +410,7 @@ def write_videos(
     size_px: tuple[int, int] = (1280, 720),
     workers: int = 2,
     options: VideoOptions = VideoOptions(),
+    progress: bool = True,
 ) -> list[str]:
     """Render ``count`` videos into ``out_dir``; videos already there (their manifest written) are kept."""
     if count < 1:
@@ -418,17 +418,9 @@ def write_videos(
     if options.players is not None and not 2 <= options.players <= 6:
         raise ValueError(f"invalid players: {options.players} (expected 2 to 6)")
     out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [
-        (seed, index, size_px, str(out_dir), options)
-        for index in range(count)
-        if not (out_dir / f"{index:05d}.json").exists()
-    ]
-    done = [f"{index:05d}" for index in range(count) if (out_dir / f"{index:05d}.json").exists()]
-    results: Iterator[str]
-    if workers > 1 and len(jobs) > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            done += list(pool.imap_unordered(_write_one, jobs))
-    else:
-        results = map(_write_one, jobs)
-        done += list(results)
-    return sorted(done)
+    names = [f"{index:05d}" for index in range(count)]
+    todo = [(seed, index, size_px, str(out_dir), options) for index, name in enumerate(names)
+            if not (out_dir / f"{name}.json").exists()]  # fmt: skip
+    run_jobs(_write_one, todo, workers, tqdm(total=len(todo), desc="rendering videos", unit="video",
+                                             disable=not progress))  # fmt: skip
+    return names
