@@ -19,6 +19,8 @@ UNSEEN_HANDS := out/synth/eval-unseen-v14
 UNSEEN_TABLES := out/synth/eval-table-unseen-2560-v14
 # Busy tables: a printed game board with domino pictures and logos, a score pad, cards, coins (issue 65).
 BUSY_TABLES := out/synth/eval-table-busy-84
+# Tables photographed 35-55 degrees off vertical, read as they show and redrawn square-on (issue 68).
+TILTED_TABLES := out/synth/tilted-table-85
 
 .PHONY: run simulate test bench eval realism train-deps system-deps clean pip-heatmap detector-busy
 
@@ -129,6 +131,11 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind table --n 60 --seed 84 --busy 1 --size 1920x1080 --out $(BUSY_TABLES)
 	$(BIN)/hubcam eval --set $(BUSY_TABLES) --pipeline table --out out/eval/synth-table-busy
 	cp out/eval/synth-table-busy/summary.md benchmarks/results/eval-synth-table-busy.md
+	$(BIN)/hubcam synth --kind table --n 60 --seed 85 --tilt 35-55 --size 1920x1080 --out $(TILTED_TABLES)
+	$(BIN)/hubcam eval --set $(TILTED_TABLES) --pipeline table --out out/eval/synth-table-tilted
+	cp out/eval/synth-table-tilted/summary.md benchmarks/results/eval-synth-table-tilted.md
+	$(BIN)/hubcam eval --set $(TILTED_TABLES) --pipeline table-square-on --out out/eval/synth-table-tilted-square-on
+	cp out/eval/synth-table-tilted-square-on/summary.md benchmarks/results/eval-synth-table-tilted-square-on.md
 	$(BIN)/hubcam synth --kind hand --n 200 --seed 71 --makers unseen --out $(UNSEEN_HANDS)
 	$(BIN)/hubcam eval --set $(UNSEEN_HANDS) --out out/eval/synth-unseen-hubcam
 	cp out/eval/synth-unseen-hubcam/summary.md benchmarks/results/eval-synth-unseen-makers-hubcam.md

@@ -21,6 +21,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+import cv2
 import numpy as np
 
 from engine.tiles import Tile
@@ -216,17 +217,25 @@ class Observation:
     def moved(self, dx: float, dy: float, width: int, height: int) -> Observation:
         """The same seen in a larger picture (``width`` x ``height``) that holds this one at ``(dx, dy)``:
         a part of a frame read alone, put back in the frame's pixels."""
-        step = np.array([dx, dy], np.float32)
+        return self.through(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]), width, height)
+
+    def through(self, matrix: np.ndarray, width: int, height: int) -> Observation:
+        """The same in another picture (``width`` x ``height``) whose pixels ``matrix`` (``(3, 3)``, a
+        homography) gives for this one's: a part of a frame, or a view redrawn square-on, put back."""
+
+        def quad(corners: np.ndarray) -> np.ndarray:
+            moved = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), matrix)
+            return moved.reshape(-1, 2).astype(np.float32)
 
         def hub(at: Hub | None) -> Hub | None:
-            return None if at is None else Hub((at.centre[0] + dx, at.centre[1] + dy), at.radius)
+            return None if at is None else at.through(matrix)
 
         layout = None if self.layout is None else replace(self.layout, hub=hub(self.layout.hub))
         return replace(
             self,
-            tiles=tuple(replace(tile, corners=tile.corners + step) for tile in self.tiles),
-            cut_by_frame=tuple(replace(tile, corners=tile.corners + step) for tile in self.cut_by_frame),
-            markers=tuple(replace(marker, corners=marker.corners + step) for marker in self.markers),
+            tiles=tuple(replace(tile, corners=quad(tile.corners)) for tile in self.tiles),
+            cut_by_frame=tuple(replace(tile, corners=quad(tile.corners)) for tile in self.cut_by_frame),
+            markers=tuple(replace(marker, corners=quad(marker.corners)) for marker in self.markers),
             hub=hub(self.hub),
             layout=layout,
             width=width,

@@ -26,7 +26,11 @@ from vision.reconcile import (
     table_flags,
     with_rules_prior,
 )
+from vision.square_on_view import SquareOnView, plane_from_hub, slanted
 from vision.trains import TABLE_CONFIG, Layout, TableConfig, follow_trains, on_hub, with_markers
+
+SQUARE_ON_BY_HUB = "hub"
+"""``TableReader(plane=...)``: each photo's plane from its own hub and engine (``vision.square_on_view``)."""
 
 
 class TableReader:
@@ -35,17 +39,47 @@ class TableReader:
     by the table detector (``models.TABLE_DETECTOR``) and pips counted by the table counter
     (``models.TABLE_COUNTER``), overruled by the pip-peak counter on large tiles (``vision.read.fusion``
     ``FOR_TABLES``), unless ``detector``, ``counter`` or ``peaks`` names another; trains are followed
-    as ``config`` says."""
+    as ``config`` says. ``plane``: the table's plane, where the tiles are found and read again on the
+    table redrawn square-on where the photo is slanted (``vision.square_on_view``): a ``(3, 3)``
+    homography from the photo's pixels (a profile's table part), or SQUARE_ON_BY_HUB for each photo's
+    own hub; None: read as the photo shows it."""
 
-    def __init__(self, highest: int | None = None, config: TableConfig = TABLE_CONFIG, **models: Any) -> None:
+    def __init__(
+        self,
+        highest: int | None = None,
+        config: TableConfig = TABLE_CONFIG,
+        plane: np.ndarray | str | None = None,
+        **models: Any,
+    ) -> None:
+        if isinstance(plane, str) and plane != SQUARE_ON_BY_HUB:
+            raise ValueError(f"plane {plane!r}: expected a (3, 3) homography, {SQUARE_ON_BY_HUB!r} or None")
         self.highest = highest
         self.config = config
+        self.plane = plane
         table_models = {"detector": TABLE_DETECTOR, "counter": TABLE_COUNTER, "peaks": PIP_PEAKS}
         self.scorer = HandScorer(highest=highest, overrule=FOR_TABLES, **{**table_models, **models})
 
     def __call__(self, image_bgr: np.ndarray, label: object = None) -> Observation:
         """Read a table photo (``label`` is accepted for the evaluation harness and ignored)."""
-        return read_table(self.scorer(image_bgr), self.highest, config=self.config)
+        return self.read(image_bgr, self.plane)
+
+    def read(self, image_bgr: np.ndarray, plane: np.ndarray | str | None) -> Observation:
+        """Read a table photo, again square-on where ``plane`` says (as the constructor's)."""
+        seen = read_table(self.scorer(image_bgr), self.highest, config=self.config)
+        if plane is None or not slanted(seen):
+            return seen
+        start = time.perf_counter()
+        if isinstance(plane, str):
+            plane = plane_from_hub(image_bgr, seen)
+        view = None if plane is None else SquareOnView.around(plane, [tile.corners for tile in seen.tiles])
+        if view is None:
+            return seen
+        drawn = view.drawn(image_bgr)
+        redrawing = (time.perf_counter() - start) * 1000
+        height, width = image_bgr.shape[:2]
+        again = view.in_photo(self.scorer(drawn), width, height)
+        read = read_table(again, self.highest, config=self.config).with_stage("square-on", redrawing, first=True)
+        return read.with_stage("first look", seen.timings_ms.get("total", 0.0), first=True)
 
 
 def read_table(

@@ -131,6 +131,14 @@ class Hub:
         centre = corners.mean(axis=0)
         return cls((float(centre[0]), float(centre[1])), float(sides.mean() / 2))
 
+    def through(self, matrix: np.ndarray) -> Hub:
+        """The hub through a ``(3, 3)`` homography: the middle of its rim there, and the rim's mean
+        distance from it."""
+        turns = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+        rim = through(matrix, np.asarray(self.centre) + self.radius * np.stack([np.cos(turns), np.sin(turns)], axis=1))
+        centre = rim.mean(axis=0)
+        return Hub((float(centre[0]), float(centre[1])), float(np.linalg.norm(rim - centre, axis=1).mean()))
+
 
 @dataclass(frozen=True)
 class Train:
@@ -185,7 +193,7 @@ def follow_trains(
     there, hub_there = list(corners), seen_hub
     if plane is not None:
         there = [through(plane, np.asarray(quad, np.float64)) for quad in corners]
-        hub_there = None if seen_hub is None else _hub_through(plane, seen_hub)
+        hub_there = None if seen_hub is None else seen_hub.through(plane)
     shapes = [Shape.of(quad) for quad in there]
     if hub_there is not None:
         engine = engine_on(there, hub_there, config)
@@ -220,15 +228,6 @@ def follow_trains(
     }
     loose = tuple(index for index in range(len(shapes)) if index not in laid)
     return Layout(hub, engine, tuple(trains), chains, loose)
-
-
-def _hub_through(matrix: np.ndarray, hub: Hub) -> Hub:
-    """The hub (the circle round the box a detector saw it in) through ``matrix``: the middle of its
-    rim there, and the rim's mean distance from it."""
-    turns = np.linspace(0, 2 * math.pi, 12, endpoint=False)
-    rim = through(matrix, np.asarray(hub.centre) + hub.radius * np.stack([np.cos(turns), np.sin(turns)], axis=1))
-    centre = rim.mean(axis=0)
-    return Hub((float(centre[0]), float(centre[1])), float(np.linalg.norm(rim - centre, axis=1).mean()))
 
 
 def engine_on(corners: Sequence[np.ndarray], hub: Hub, config: TableConfig = TABLE_CONFIG) -> int | None:

@@ -234,8 +234,9 @@ def run_table(args: argparse.Namespace) -> int:
     from api.cli.pipelines import table_reader
     from calibration.markers import MarkerError, find_markers
     from calibration.profile import ProfileError, write_table
-    from calibration.table import HubSeen, table_part
+    from calibration.table import table_part
     from vision.photo import PhotoError, read_photo
+    from vision.square_on_view import hub_seen
 
     try:
         image = read_photo(args.photo)
@@ -257,15 +258,7 @@ def run_table(args: argparse.Namespace) -> int:
         markers = find_markers(image)
     except MarkerError as error:
         raise UsageError(f"{args.photo}: {error}") from None
-    seen = table_reader()(image)
-    hub = None
-    if seen.hub is not None:
-        engine = None if seen.layout is None else seen.layout.engine
-        read = [
-            tile.corners for index, tile in enumerate(seen.tiles)
-            if index != engine and tile.pips is not None and tile.reason is None
-        ]  # fmt: skip
-        hub = HubSeen(seen.hub.centre, seen.hub.radius, None if engine is None else seen.tiles[engine].corners, read)
+    hub = hub_seen(table_reader()(image))
     span = None if args.span_mm is None else (args.span_mm[0], args.span_mm[1])
     try:
         part, fit_px = table_part(image, markers.corners_px, hub, args.tile_mm, camera, span)

@@ -56,10 +56,15 @@ def readable_photos(
                 raise PhotoError(f"{path} is a folder with no JPEG or PNG photo in it")
             image = read_photo(path)
         except PhotoError as error:
-            print(json.dumps({"image": str(path), "error": str(error)}) if as_json else f"{path}: error: {error}")
+            say_photo_error(path, str(error), as_json)
             yield path, None, 0.0
             continue
         yield path, image, (time.perf_counter() - start) * 1000
+
+
+def say_photo_error(path: Path, error: str, as_json: bool) -> None:
+    """A photo that could not be answered, said in its place among the answers (a JSON line with ``as_json``)."""
+    print(json.dumps({"image": str(path), "error": error}) if as_json else f"{path}: error: {error}")
 
 
 def with_progress(photos: list[Path], doing: str = "scoring") -> Iterable[Path]:

@@ -112,13 +112,22 @@ def add_eval(verbs: Verbs) -> None:
     source.add_argument("--set", type=Path, metavar="DIR", help="a folder of labelled images (e.g. a synthetic set)")
     ev.add_argument(
         "--pipeline",
-        choices=["hubcam", "hubcam-unverified", "hubcam-unrefined", "baseline", "pips-on-true-corners", "table"],
+        choices=[
+            "hubcam",
+            "hubcam-unverified",
+            "hubcam-unrefined",
+            "baseline",
+            "pips-on-true-corners",
+            "table",
+            "table-square-on",
+        ],
         default="hubcam",
         help=(
             "what to run (default hubcam); hubcam-unverified: without the tile verifier (the detector's boxes as "
             "it keeps them alone); hubcam-unrefined: without the box refiner (pips read from the boxes as kept); "
             "pips-on-true-corners: the pip reader alone, on the labelled corners; table: hubcam analyze (hub, "
-            "engine, trains, lines of play and flags scored too)"
+            "engine, trains, lines of play and flags scored too); table-square-on: the same, a slanted photo read "
+            "again on the table redrawn square-on by its own hub's plane"
         ),
     )
     ev.add_argument("--predictions", type=Path, help="read predictions (JSON lines, as hubcam score --json) instead")
@@ -342,6 +351,10 @@ def eval_pipeline(name: str, models: Models) -> Pipeline:
         return pips_on_true_corners(models)
     if name == "table":
         return table_reader(models)
+    if name == "table-square-on":
+        from vision.table_reader import SQUARE_ON_BY_HUB
+
+        return table_reader(models, plane=SQUARE_ON_BY_HUB)
     if name == "hubcam-unverified":
         if "verifier" in models:
             raise UsageError("hubcam-unverified runs no verifier: --verifier is for the pipelines with one")

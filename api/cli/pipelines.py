@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from api.cli.common import UsageError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from vision.pipeline import HandScorer
     from vision.table_analysis import Seats
     from vision.table_reader import TableReader
@@ -40,12 +42,15 @@ def hand_scorer(models: Models | None = None, highest: int | None = None) -> Han
         return HandScorer(highest=highest, **(models or {}))
 
 
-def table_reader(models: Models | None = None, highest: int | None = None) -> TableReader:
-    """``hubcam analyze``'s pipeline: a hand scorer with the table's models, then the hub, engine and trains."""
+def table_reader(
+    models: Models | None = None, highest: int | None = None, plane: np.ndarray | str | None = None
+) -> TableReader:
+    """``hubcam analyze``'s pipeline: a hand scorer with the table's models, then the hub, engine and trains
+    (``plane``: read again square-on, ``vision.table_reader.TableReader``)."""
     from vision.table_reader import TableReader
 
     with models_at_hand():
-        return TableReader(highest=highest, **(models or {}))
+        return TableReader(highest=highest, plane=plane, **(models or {}))
 
 
 def table_watcher(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from api.cli.common import UsageError, readable_photos, write_overlay
+from api.cli.common import UsageError, readable_photos, say_photo_error, write_overlay
 from api.cli.pipelines import hand_scorer, table_reader, table_watcher
 from api.parsing import output_folder
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from api.cli.common import AddVerb, Verbs
+    from calibration.profile import Profile
     from vision.observation import Observation, Sighting
     from vision.table_analysis import Seats, TableAnalysis
     from vision.watch.watcher import Watcher
@@ -35,6 +36,7 @@ def add_score(verbs: Verbs) -> None:
         help="the set's highest double (default: the smallest set that holds every count read with confidence)",
     )  # fmt: skip
     score.add_argument("--timings", action="store_true", help="add time per stage (ms)")
+    add_profile(score, "its camera part takes the lens's distortion out of each photo")
     score.set_defaults(run=run_score)
 
 
@@ -56,6 +58,11 @@ def add_analyze(verbs: Verbs) -> None:
         help='who owns each slot: JSON {"slots": {"<angle>": seat, ...}, "mexican": <angle>} (default: owners null)',
     )  # fmt: skip
     analyze.add_argument("--timings", action="store_true", help="add time per stage (ms)")
+    add_profile(
+        analyze,
+        "its camera part takes the lens's distortion out of each photo, its table part has a slanted photo's "
+        "tiles read again on the table redrawn square-on, its seats part stands for --seats",
+    )
     analyze.set_defaults(run=run_analyze)
 
 
@@ -77,18 +84,29 @@ def add_watch(verbs: Verbs) -> None:
     watch.add_argument("--show", action="store_true", help="show the frames with the overlay in a window")
     watch.add_argument("--record", type=Path, metavar="FILE", help="write the frames with the overlay as a video (MP4)")
     watch.add_argument("--json", action="store_true", help="one JSON line per event (docs/watching.md)")
+    add_profile(
+        watch, "its camera part takes the lens's distortion out of each frame, its seats part stands for --seats"
+    )
     watch.set_defaults(run=run_watch)
+
+
+def add_profile(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--profile", type=Path, metavar="FILE", help=f"a calibration profile (hubcam calibrate ... --out FILE): {what}"
+    )
 
 
 def run_score(args: argparse.Namespace) -> int:
     from vision.overlay import draw_hand
 
     scorer = hand_scorer(highest=args.set)
+    profiled = Profiled.of(args.profile)
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
     overlays: set[str] = set()
-    for path, image, decode_ms in readable_photos(args.photos, args.json, "scoring"):
+    for path, photo, decode_ms in readable_photos(args.photos, args.json, "scoring"):
+        image = None if photo is None else profiled.photo(path, photo, args.json)
         if image is None:
             failed += 1
             continue
@@ -138,21 +156,98 @@ def run_analyze(args: argparse.Namespace) -> int:
     from vision.overlay import draw_table
     from vision.table_analysis import TableAnalysis
 
-    seats = seat_map(args.seats)
+    profiled = Profiled.of(args.profile)
+    seats = profiled.seats(args.seats)
     reader = table_reader(highest=args.set)
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed, overlays = 0, set[str]()
-    for path, image, decode_ms in readable_photos(args.photos, args.json, "analyzing"):
-        if image is None:
+    for path, photo, decode_ms in readable_photos(args.photos, args.json, "analyzing"):
+        image = None if photo is None else profiled.photo(path, photo, args.json)
+        plane = None if image is None else profiled.plane(path, image, args.json)
+        if image is None or plane is False:
             failed += 1
             continue
-        seen = reader(image).with_decode(decode_ms)
+        seen = reader.read(image, plane).with_decode(decode_ms)
         analysis = TableAnalysis.of(seen, str(path), seats, args.timings)
         print(json.dumps(analysis.to_json()) if args.json else analysis_text(analysis))
         if args.overlay and seen.layout is not None:
             write_overlay(args.overlay, path, draw_table(image, seen, analysis), overlays)
     return 1 if failed else 0
+
+
+class Profiled:
+    """What ``--profile FILE`` changes in a reading: each photo's lens distortion taken out by its camera
+    part, the table redrawn square-on by its table part (``vision.square_on_view``), its seats part
+    standing for ``--seats``. Without a profile, nothing."""
+
+    def __init__(self, profile: Profile | None = None, path: Path | None = None) -> None:
+        from calibration.apply import Undistorter
+
+        self.profile, self.path = profile, path
+        camera = None if profile is None else profile.camera
+        self.undistorter = None if camera is None else Undistorter(camera)
+        table = None if profile is None else profile.table
+        if table is not None and table.undistorted and camera is None:
+            raise UsageError(
+                f"--profile {path}: its table part was measured on undistorted photos but it holds no camera part "
+                "(write one with hubcam calibrate camera --out)"
+            )
+
+    @classmethod
+    def of(cls, path: Path | None) -> Profiled:
+        from calibration.profile import ProfileError, read_profile
+
+        if path is None:
+            return cls()
+        try:
+            return cls(read_profile(path), path)
+        except ProfileError as error:
+            raise UsageError(f"--profile {error}") from None
+
+    def photo(self, path: Path, image: np.ndarray, as_json: bool) -> np.ndarray | None:
+        """The photo at ``path`` undistorted where the profile has a camera part; None (said, as an
+        unreadable photo is) where the photo is not that camera's shape."""
+        from calibration.profile import ProfileError
+
+        try:
+            return image if self.undistorter is None else self.undistorter(image)
+        except ProfileError as error:
+            say_photo_error(path, f"--profile {self.path}: {error}", as_json)
+            return None
+
+    def frame(self, frame: np.ndarray) -> np.ndarray:
+        """A video's frame undistorted where the profile has a camera part (a usage error where the
+        video is not that camera's shape: every frame would be)."""
+        from calibration.profile import ProfileError
+
+        try:
+            return frame if self.undistorter is None else self.undistorter(frame)
+        except ProfileError as error:
+            raise UsageError(f"--profile {self.path}: {error}") from None
+
+    def plane(self, path: Path, image: np.ndarray, as_json: bool) -> np.ndarray | None | bool:
+        """The profile's table plane for this photo (None without a table part), for the tiles to be read
+        again square-on where they show a slant (``vision.square_on_view``); False (said) where the photo
+        is not that camera's shape."""
+        from calibration.apply import plane_at
+        from calibration.profile import ProfileError
+
+        if self.profile is None or self.profile.table is None:
+            return None
+        try:
+            return plane_at(self.profile.table, (image.shape[1], image.shape[0]))
+        except ProfileError as error:
+            say_photo_error(path, f"--profile {self.path}: {error}", as_json)
+            return False
+
+    def seats(self, given: Path | None) -> Seats | None:
+        """``--seats``' map where given, else the profile's seats part (None without either)."""
+        from vision.table_analysis import Seats
+
+        if given is not None or self.profile is None or self.profile.seats is None:
+            return seat_map(given)
+        return Seats.from_json(self.profile.seats)
 
 
 def seat_map(path: Path | None) -> Seats | None:
@@ -184,7 +279,8 @@ def run_watch(args: argparse.Namespace) -> int:
         raise UsageError(f"--players {args.players}: expected 2 to 12 seats")
     if not 0 <= args.starter < args.players:
         raise UsageError(f"--starter {args.starter}: expected a seat from 0 to {args.players - 1}")
-    seats = seat_map(args.seats)
+    profiled = Profiled.of(args.profile)
+    seats = profiled.seats(args.seats)
     try:
         source = open_video(args.video) if args.video is not None else open_camera(args.camera)
     except SourceError as error:
@@ -197,7 +293,8 @@ def run_watch(args: argparse.Namespace) -> int:
 
     index, t_s, advised = -1, 0.0, False
     try:
-        for index, t_s, frame in source.frames():
+        for index, t_s, taken in source.frames():
+            frame = profiled.frame(taken)
             for event in watcher.feed(frame, index, t_s):
                 say(event)
             if watcher.advice is not None and not advised:
