@@ -30,7 +30,7 @@ def create_app(settings: Settings) -> FastAPI:
 
         app.state.settings = settings
         app.state.engine = open_database(settings.db_url)
-        app.state.readers = Readers()
+        app.state.readers = Readers(settings.profile)
         app.state.watched_games = set()  # the codes of the games a page watches live now (one watcher each)
         yield
         app.state.engine.dispose()

@@ -7,24 +7,44 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vision.photo import decode_photo
+from calibration.profile import ProfileError
+from vision.photo import PhotoError, decode_photo
 from vision.table_analysis import Seats, TableAnalysis
 
 
 class Readers:
-    def __init__(self) -> None:
+    def __init__(self, profile: Path | None = None) -> None:
+        """``profile``: a calibration profile every photo and frame is read through (``Settings.profile``)."""
+        from calibration.apply import AtTheTable
+        from calibration.profile import read_profile
+
         self._lock = threading.Lock()
         self._scorers: dict[int | None, Any] = {}
         self._tables: dict[int | None, Any] = {}
+        self.at_table = AtTheTable(None if profile is None else read_profile(profile))
+
+    @property
+    def seats(self) -> Seats | None:
+        """The profile's seat map: for a table whose request sends none."""
+        return None if self.at_table.seats is None else Seats.from_json(self.at_table.seats)
+
+    def undistorted(self, image: np.ndarray) -> np.ndarray:
+        """A photo or frame through the profile's camera part; PhotoError where it is not that camera's shape."""
+        try:
+            return self.at_table.photo(image)
+        except ProfileError as error:
+            raise PhotoError(f"the service's calibration profile: {error}") from None
 
     def score(self, data: bytes, name: str, highest: int | None = None) -> dict[str, Any]:
         """``hubcam score --json`` for one photo's bytes (``--set highest``); raises PhotoError for a bad
         photo."""
         image, decode_ms = _decoded(data, name)
+        image = self.undistorted(image)
         with self._lock:
             if highest not in self._scorers:
                 from vision.pipeline import HandScorer
@@ -35,12 +55,14 @@ class Readers:
         return result
 
     def analyze(self, data: bytes, name: str, seats: Seats | None = None) -> TableAnalysis:
-        """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``); raises PhotoError
-        for a bad photo."""
+        """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``, else the profile's);
+        raises PhotoError for a bad photo."""
         image, decode_ms = _decoded(data, name)
+        image = self.undistorted(image)
+        plane = self.at_table.plane((image.shape[1], image.shape[0]))  # its shape is checked already
         with self._lock:
-            seen = self._table(None)(image).with_decode(decode_ms)
-        return TableAnalysis.of(seen, name, seats, timings=True)
+            seen = self._table(None).read(image, plane).with_decode(decode_ms)
+        return TableAnalysis.of(seen, name, seats or self.seats, timings=True)
 
     def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:
         """The live watcher's table reader for a double-``highest`` set (``hubcam watch``'s): one per set,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import socket
+from pathlib import Path
 
 from fastapi import FastAPI
 
@@ -17,6 +18,7 @@ from api.settings import Settings
 
 DB_VARIABLE = "HUBCAM_DB"
 PUBLIC_URL_VARIABLE = "HUBCAM_PUBLIC_URL"
+PROFILE_VARIABLE = "HUBCAM_PROFILE"
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 ALL_HOSTS = ("0.0.0.0", "::", "")
 
@@ -31,7 +33,14 @@ def app_from_environment() -> FastAPI:
 
     if DB_VARIABLE not in os.environ:
         raise RuntimeError(f"{DB_VARIABLE} is not set (hubcam serve sets it from --db)")
-    return create_app(Settings(db_url=os.environ[DB_VARIABLE], public_url=os.environ.get(PUBLIC_URL_VARIABLE)))
+    profile = os.environ.get(PROFILE_VARIABLE)
+    return create_app(
+        Settings(
+            db_url=os.environ[DB_VARIABLE],
+            public_url=os.environ.get(PUBLIC_URL_VARIABLE),
+            profile=None if profile is None else Path(profile),
+        )
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -63,7 +72,9 @@ def page_address(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def serve(host: str, port: int, db_url: str, workers: int = 1, public_url: str | None = None) -> None:
+def serve(
+    host: str, port: int, db_url: str, workers: int = 1, public_url: str | None = None, profile: Path | None = None
+) -> None:
     import uvicorn
 
     from api.db import open_database, shown_url
@@ -74,6 +85,9 @@ def serve(host: str, port: int, db_url: str, workers: int = 1, public_url: str |
         os.environ[DB_VARIABLE] = db_url
         if public_url:
             os.environ[PUBLIC_URL_VARIABLE] = public_url
+        if profile is not None:
+            os.environ[PROFILE_VARIABLE] = str(profile.resolve())
+            print(f"hubcam: photos and frames are read through the calibration profile {profile}", flush=True)
         print(f"hubcam: games are kept in {shown_url(db_url)}", flush=True)
         print(f"hubcam: the referee page is at {page_address(host, port)} (API docs at /docs); Ctrl-C stops it",
               flush=True)  # fmt: skip

@@ -8,10 +8,13 @@ and that is said, never guessed round.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import cv2
 import numpy as np
 
-from calibration.profile import CameraPart, ProfileError, TablePart
+from calibration.profile import CameraPart, Profile, ProfileError, TablePart
 
 ASPECT_TOLERANCE = 0.01
 """A photo's width / height may differ this much (relatively) from the profile's and still be its camera's."""
@@ -60,3 +63,34 @@ class Undistorter:
             )
         first, second = self._maps[size]
         return cv2.remap(image_bgr, first, second, cv2.INTER_LINEAR)
+
+
+class AtTheTable:
+    """What a profile changes in a reading: each photo's lens distortion taken out (its camera part),
+    the table's plane for reading a slanted photo again square-on (its table part), the seat map (its
+    seats part). Without a profile, or without a part, that part changes nothing."""
+
+    def __init__(self, profile: Profile | None = None) -> None:
+        self.profile = profile
+        camera = None if profile is None else profile.camera
+        self.undistorter = None if camera is None else Undistorter(camera)
+        self.table = None if profile is None else profile.table
+        if self.table is not None and self.table.undistorted and camera is None:
+            raise ProfileError(
+                "its table part was measured on undistorted photos but it holds no camera part "
+                "(write one with hubcam calibrate camera --out)"
+            )
+
+    @property
+    def seats(self) -> Mapping[str, Any] | None:
+        return None if self.profile is None else self.profile.seats
+
+    def photo(self, image_bgr: np.ndarray) -> np.ndarray:
+        """The photo undistorted (as it is without a camera part); a ProfileError where it is not that
+        camera's shape."""
+        return image_bgr if self.undistorter is None else self.undistorter(image_bgr)
+
+    def plane(self, size: tuple[int, int]) -> np.ndarray | None:
+        """The table part's plane for photos of ``size`` (width, height); None without one. A ProfileError
+        where the photo is not that camera's shape."""
+        return None if self.table is None else plane_at(self.table, size)

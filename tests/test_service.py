@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -388,6 +389,17 @@ def test_an_unreachable_database_is_one_line_naming_it(tmp_path: Path) -> None:
     assert "referee page is at" not in out
 
 
+def test_a_bad_profile_is_one_line_naming_it(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"version": 7}))
+    server = hubcam_serve("--port", str(free_port()), "--db", f"sqlite:///{tmp_path / 'h.sqlite3'}", "--profile",
+                          str(profile))  # fmt: skip
+    out, err = server.communicate(timeout=60)
+    assert server.returncode == 2, err
+    assert err.strip().count("\n") == 0 and "Traceback" not in err, err
+    assert "profile.json" in err and "version 7" in err and "referee page is at" not in out
+
+
 def test_a_port_in_use_is_one_line_naming_it(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -419,3 +431,22 @@ def test_the_address_is_printed_once_it_answers_and_games_live_in_the_users_data
     usage = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--help"], capture_output=True, text=True,
                            env=os.environ | {"COLUMNS": "200"})  # fmt: skip
     assert "~/.local/share/hubcam" in usage.stdout and "XDG_DATA_HOME" in usage.stdout
+
+
+def test_a_profile_reads_every_photo_through_it(tmp_path: Path) -> None:
+    image, _ = render(make_scene("table", 5), (1280, 960))
+    height, width = image.shape[:2]
+    matrix = [[900.0, 0, width / 2], [0, 900.0, height / 2], [0, 0, 1]]
+    camera = {"camera_matrix": matrix, "distortion": [-0.05, 0, 0, 0, 0], "image_size": [width, height],
+              "reprojection_error_px": 0.1}  # fmt: skip
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"version": 1, "camera": camera, "seats": {"slots": {"90": 0}, "mexican": 270}}))
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 'p.sqlite3'}", profile=profile)
+    with TestClient(create_app(settings)) as client:
+        answer = client.post("/analyze", files={"photo": ("table.jpg", jpeg(image), "image/jpeg")})
+        body = answer.json()
+        assert answer.status_code == 200 and body["trains"]
+        assert any(train["owner"] is not None for train in body["trains"]), "the profile's seats stand for none sent"
+        square = np.zeros((width, width, 3), np.uint8)
+        answer = client.post("/score", files={"photo": ("square.jpg", jpeg(square), "image/jpeg")})
+        assert answer.status_code == 422 and f"{width}x{height} photos, this one is {width}x{width}" in answer.text

@@ -66,6 +66,11 @@ def add_serve(verbs: Verbs) -> None:
         "--workers", type=int, default=1, help="worker processes (default 1; a room of tables: PostgreSQL and several)"
     )
     serve.add_argument("--public-url", default=None, metavar="URL", help="the address phones open (for the QR code)")
+    serve.add_argument(
+        "--profile", type=Path, default=None, metavar="FILE",
+        help="a calibration profile of the camera the page sends (hubcam calibrate ... --out FILE): photos and "
+        "frames undistorted, a slanted table read square-on, its seats for games that send none",
+    )  # fmt: skip
     serve.set_defaults(run=run_serve)
 
 
@@ -158,8 +163,12 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise UsageError(f"--public-url: expected an address like http://192.168.1.20:8000, got {args.public_url!r}")
     db_url = args.db or sqlite_url(data_folder())
+    if args.profile is not None:
+        from api.cli.read import Profiled
+
+        Profiled.of(args.profile)  # refused here, with the reason, rather than in each worker
     try:
-        serve(args.host, args.port, db_url, args.workers, args.public_url)
+        serve(args.host, args.port, db_url, args.workers, args.public_url, args.profile)
     except DatabaseURLError as error:
         raise UsageError(f"--db: {error}") from None
     except ServeError as error:

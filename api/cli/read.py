@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from api.cli.common import AddVerb, Verbs
-    from calibration.profile import Profile
+    from calibration.apply import AtTheTable
     from vision.observation import Observation, Sighting
     from vision.table_analysis import Seats, TableAnalysis
     from vision.watch.watcher import Watcher
@@ -177,33 +177,27 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 class Profiled:
-    """What ``--profile FILE`` changes in a reading: each photo's lens distortion taken out by its camera
-    part, the table redrawn square-on by its table part (``vision.square_on_view``), its seats part
-    standing for ``--seats``. Without a profile, nothing."""
+    """``--profile FILE`` for the CLI (``calibration.apply.AtTheTable``): a photo that does not fit it
+    said in its place among the answers, a video that does not a usage error."""
 
-    def __init__(self, profile: Profile | None = None, path: Path | None = None) -> None:
-        from calibration.apply import Undistorter
-
-        self.profile, self.path = profile, path
-        camera = None if profile is None else profile.camera
-        self.undistorter = None if camera is None else Undistorter(camera)
-        table = None if profile is None else profile.table
-        if table is not None and table.undistorted and camera is None:
-            raise UsageError(
-                f"--profile {path}: its table part was measured on undistorted photos but it holds no camera part "
-                "(write one with hubcam calibrate camera --out)"
-            )
+    def __init__(self, at_table: AtTheTable, path: Path | None = None) -> None:
+        self.at_table, self.path = at_table, path
 
     @classmethod
     def of(cls, path: Path | None) -> Profiled:
+        from calibration.apply import AtTheTable
         from calibration.profile import ProfileError, read_profile
 
         if path is None:
-            return cls()
+            return cls(AtTheTable())
         try:
-            return cls(read_profile(path), path)
+            profile = read_profile(path)  # its errors name the file
         except ProfileError as error:
             raise UsageError(f"--profile {error}") from None
+        try:
+            return cls(AtTheTable(profile), path)
+        except ProfileError as error:
+            raise UsageError(f"--profile {path}: {error}") from None
 
     def photo(self, path: Path, image: np.ndarray, as_json: bool) -> np.ndarray | None:
         """The photo at ``path`` undistorted where the profile has a camera part; None (said, as an
@@ -211,7 +205,7 @@ class Profiled:
         from calibration.profile import ProfileError
 
         try:
-            return image if self.undistorter is None else self.undistorter(image)
+            return self.at_table.photo(image)
         except ProfileError as error:
             say_photo_error(path, f"--profile {self.path}: {error}", as_json)
             return None
@@ -222,7 +216,7 @@ class Profiled:
         from calibration.profile import ProfileError
 
         try:
-            return frame if self.undistorter is None else self.undistorter(frame)
+            return self.at_table.photo(frame)
         except ProfileError as error:
             raise UsageError(f"--profile {self.path}: {error}") from None
 
@@ -230,13 +224,10 @@ class Profiled:
         """The profile's table plane for this photo (None without a table part), for the tiles to be read
         again square-on where they show a slant (``vision.square_on_view``); False (said) where the photo
         is not that camera's shape."""
-        from calibration.apply import plane_at
         from calibration.profile import ProfileError
 
-        if self.profile is None or self.profile.table is None:
-            return None
         try:
-            return plane_at(self.profile.table, (image.shape[1], image.shape[0]))
+            return self.at_table.plane((image.shape[1], image.shape[0]))
         except ProfileError as error:
             say_photo_error(path, f"--profile {self.path}: {error}", as_json)
             return False
@@ -245,9 +236,9 @@ class Profiled:
         """``--seats``' map where given, else the profile's seats part (None without either)."""
         from vision.table_analysis import Seats
 
-        if given is not None or self.profile is None or self.profile.seats is None:
+        if given is not None or self.at_table.seats is None:
             return seat_map(given)
-        return Seats.from_json(self.profile.seats)
+        return Seats.from_json(self.at_table.seats)
 
 
 def seat_map(path: Path | None) -> Seats | None:
