@@ -64,6 +64,20 @@ class Readers:
             seen = self._table(None).read(image, plane).with_decode(decode_ms)
         return TableAnalysis.of(seen, name, seats or self.seats, timings=True)
 
+    def seats_from(self, data: bytes, name: str, players: int, first_deg: float) -> dict[str, Any]:
+        """The seat map from one photo of the hub with each player's marker by their slot (``hubcam calibrate
+        seats PHOTO``'s); raises PhotoError for a bad photo, SeatsError where the markers make no map."""
+        from calibration.seats import SeatsError, marker_angles, seats_from_markers
+
+        image, _ = _decoded(data, name)
+        image = self.undistorted(image)
+        with self._lock:
+            seen = self._table(None)(image)
+        if seen.hub is None:
+            raise SeatsError("no hub found (expected a photo of the hub with each player's marker by their slot)")
+        boxes = [(np.asarray(marker.corners, np.float64).mean(axis=0), marker.confidence) for marker in seen.markers]
+        return seats_from_markers(marker_angles(seen.hub.centre, seen.hub.radius, boxes, players), players, first_deg)
+
     def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:
         """The live watcher's table reader for a double-``highest`` set (``hubcam watch``'s): one per set,
         shared by every game watched, run one frame at a time under the same lock as the photos."""

@@ -18,6 +18,10 @@ from typing import Any
 
 FIRST_SEAT_DEG = 270.0
 """Where seat 0 is looked for by default: straight down the photo from the hub."""
+MARKER_GAP_DEG = 12.0
+"""Marker boxes round the hub closer in angle than this are one marker (the detector boxes one several
+times, each a little off): on 12 rendered hubs of 3 or 4 players, seat maps right 4 -> 7 (wrong 2 -> 1)
+against boxes closer than a third of the hub's radius taken as one (``python -m benchmarks.seats_bench``)."""
 
 
 class SeatsError(ValueError):
@@ -37,6 +41,32 @@ def checked_seats(data: object) -> dict[str, Any]:
     if len(set(seats)) != len(seats) or any(seat < 0 for seat in seats):
         raise SeatsError(f"seats {sorted(seats)}: each seat (0, 1, ...) may own one slot only")
     return {"slots": slots, "mexican": mexican}
+
+
+def marker_angles(
+    centre: tuple[float, float], radius: float, markers: Sequence[tuple[Sequence[float], float]], players: int
+) -> list[float]:
+    """The angles round a hub (``centre``, ``radius``, pixels) of the ``players`` markers most surely seen
+    among marker boxes (``markers``: each box's centre and the detector's confidence): boxes on the hub
+    are its marks, boxes apart by less than MARKER_GAP_DEG are one marker (at their confidence-weighted
+    angle, the confidences summed), and where more markers than players are left the surest are kept."""
+    seen = sorted(
+        (angle_round(centre, point), confidence) for point, confidence in markers if math.dist(point, centre) > radius
+    )
+    groups: list[list[tuple[float, float]]] = []
+    for angle, confidence in seen:
+        if groups and angle - groups[-1][-1][0] < MARKER_GAP_DEG:
+            groups[-1].append((angle, confidence))
+        else:
+            groups.append([(angle, confidence)])
+    if len(groups) > 1 and groups[0][0][0] + 360.0 - groups[-1][-1][0] < MARKER_GAP_DEG:  # across 0 degrees
+        groups[0] = [(angle - 360.0, confidence) for angle, confidence in groups.pop()] + groups[0]
+    weighed = [
+        (sum(confidence for _, confidence in group), sum(angle * confidence for angle, confidence in group))
+        for group in groups
+    ]
+    surest = sorted(weighed, reverse=True)[:players]
+    return sorted((total_angle / total) % 360.0 for total, total_angle in surest if total > 0)
 
 
 def angle_round(centre: tuple[float, float], point: Sequence[float]) -> float:

@@ -245,3 +245,21 @@ def test_seats_by_hand_go_into_the_profile_that_analyze_reads(tmp_path, capsys):
 def test_seats_refuse_bad_input(argv, message, capsys):
     assert main(["calibrate", "seats", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_marker_boxes_round_the_hub_are_grouped_by_angle_and_the_surest_kept():
+    from calibration.seats import marker_angles
+
+    def box(angle_deg, distance=2.0, confidence=0.3):
+        turn = math.radians(angle_deg)
+        return (100 + 10 * distance * math.cos(turn), 100 - 10 * distance * math.sin(turn)), confidence
+
+    boxes = [box(100), box(106), box(111, confidence=0.1), box(200), box(355), box(3), box(40, confidence=0.05)]
+    boxes.append(box(250, distance=0.5, confidence=0.9))  # on the hub: one of its marks
+    angles = marker_angles((100.0, 100.0), 10.0, boxes, players=3)
+    assert len(angles) == 3
+    assert angles[0] == pytest.approx(359.0, abs=0.01) or angles[-1] == pytest.approx(359.0, abs=0.01)
+    assert any(abs(angle - (100 * 0.3 + 106 * 0.3 + 111 * 0.1) / 0.7) < 0.01 for angle in angles) and any(
+        abs(angle - 200) < 0.01 for angle in angles
+    )
+    assert 40.0 not in [round(angle) for angle in angles], "the least sure marker is left out"

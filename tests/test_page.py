@@ -8,6 +8,7 @@ Without chromium these tests fail saying what to install, unless HUBCAM_SKIP_BRO
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,6 +221,29 @@ def test_every_failed_action_says_so_on_the_page(served: str, browser_page: Any,
     page.click("#next-round")
     assert "all its 10 rounds" in wait_for_text(page, "#round-status.illegal", "rounds")
     page.screenshot(path=str(SCREENSHOTS / "6-errors-said.png"), full_page=True)
+
+
+def test_the_seats_are_read_from_a_photo_of_the_markers(served: str, browser_page: Any, tmp_path: Path) -> None:
+    from datasets.synth.table_markers import seats_photo
+    from vision.table_analysis import Seats
+
+    page = browser_page
+    new_game(page, served, names="Ann, Bo, Cy, Di")
+    page.click("#seat-map summary")
+    page.click("#seats-from-photo")
+    assert "No photo of the hub" in wait_for_text(page, "#watch-status", "No photo")
+    photo = seats_photo(7, 4)  # the page numbers seats from the camera's side: the map is checked by angles
+    cv2.imwrite(str(tmp_path / "hub.png"), photo.image_bgr)
+    page.set_input_files("#table-photo", str(tmp_path / "hub.png"))
+    wait_for_text(page, "#check-status", " ms")  # shown and checked
+    page.click("#seats-from-photo")
+    page.wait_for_function("document.querySelector('#watch-status').textContent.includes('eat map')", timeout=60_000)
+    said = str(page.text_content("#watch-status"))
+    assert "Seat map from the markers" in said, said
+    assert "Ann at" in said and "Di at" in said
+    seats = Seats.from_json(json.loads(page.input_value("#seats")))
+    turned = sorted(photo.slot_angles[seat] for seat in range(4))
+    assert sorted(seats.owner(angle) for angle in turned) == [0, 1, 2, 3], "each seat owns one marked slot"
 
 
 def test_a_rejoin_with_a_wrong_token_is_told_so(served: str, browser_page: Any) -> None:

@@ -450,3 +450,20 @@ def test_a_profile_reads_every_photo_through_it(tmp_path: Path) -> None:
         square = np.zeros((width, width, 3), np.uint8)
         answer = client.post("/score", files={"photo": ("square.jpg", jpeg(square), "image/jpeg")})
         assert answer.status_code == 422 and f"{width}x{height} photos, this one is {width}x{width}" in answer.text
+
+
+def test_the_seats_are_calibrated_from_a_photo_of_the_markers(client: TestClient) -> None:
+    from datasets.synth.table_markers import seats_photo
+    from vision.table_analysis import Seats
+
+    photo = seats_photo(2, 4)  # one whose four markers the table detector finds (benchmarks/results/seats.md)
+    form = {"players": "4", "first": f"{photo.first_marker_deg:.1f}"}
+    answer = client.post(
+        "/calibrate/seats", files={"photo": ("hub.jpg", jpeg(photo.image_bgr), "image/jpeg")}, data=form
+    )
+    assert answer.status_code == 200, answer.text
+    seats = Seats.from_json(answer.json())
+    assert all(seats.owner(angle) == owner for owner, angle in photo.slot_angles.items())
+    answer = client.post("/calibrate/seats", files={"photo": ("hub.jpg", jpeg(photo.image_bgr), "image/jpeg")},
+                         data={"players": "6"})  # fmt: skip
+    assert answer.status_code == 422 and "markers found by the hub for 6 players" in answer.text

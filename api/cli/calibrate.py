@@ -342,7 +342,7 @@ def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
     from api.cli.pipelines import table_reader
-    from calibration.seats import angle_round, seats_from_markers
+    from calibration.seats import marker_angles, seats_from_markers
     from vision.photo import PhotoError, read_photo
 
     if args.players is None or not 2 <= args.players <= 12:
@@ -354,13 +354,8 @@ def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
     seen = table_reader()(image)
     if seen.hub is None:
         raise UsageError(f"{args.photo}: no hub found (expected a photo of the hub with each player's marker by it)")
-    # the detector may box one marker twice: boxes closer than a third of the hub's radius are one marker
-    centres: list[np.ndarray] = []
-    for marker in seen.markers:
-        centre = np.asarray(marker.corners, np.float64).mean(axis=0)
-        if all(np.linalg.norm(centre - other) > seen.hub.radius / 3 for other in centres):
-            centres.append(centre)
-    angles = [angle_round(seen.hub.centre, centre) for centre in centres]
+    boxes = [(np.asarray(marker.corners, np.float64).mean(axis=0), marker.confidence) for marker in seen.markers]
+    angles = marker_angles(seen.hub.centre, seen.hub.radius, boxes, args.players)
     return seats_from_markers(angles, args.players, args.first, args.mexican)
 
 

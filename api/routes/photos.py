@@ -1,4 +1,5 @@
-"""Photos in, readings out: ``POST /score`` (a leftover hand) and ``POST /analyze`` (a table)."""
+"""Photos in, readings out: ``POST /score`` (a leftover hand), ``POST /analyze`` (a table) and ``POST
+/calibrate/seats`` (whose slot is whose, from the players' markers by the hub)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,26 @@ async def analyze(
     data = await photo.read()
     analysis = await run_in_threadpool(readers.analyze, data, photo_name(photo), seat_map)
     return analysis.to_json()
+
+
+@router.post(
+    "/calibrate/seats",
+    summary="Whose train leaves each slot of the hub, from a photo of each player's marker by their slot "
+    "(hubcam calibrate seats PHOTO --json)",
+)
+async def calibrate_seats(
+    photo: Annotated[UploadFile, File()],
+    readers: ReadersDep,
+    players: Annotated[int, Form(ge=2, le=12, description="one marker by each player's slot")],
+    first: Annotated[float, Form(description="seat 0: the marker nearest this angle (270: the camera's side)")] = 270,
+) -> dict[str, Any]:
+    from calibration.seats import SeatsError
+
+    data = await photo.read()
+    try:
+        return await run_in_threadpool(readers.seats_from, data, photo_name(photo), players, first)
+    except SeatsError as error:
+        raise HTTPException(422, str(error)) from None
 
 
 def photo_name(photo: UploadFile) -> str:

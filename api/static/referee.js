@@ -229,6 +229,23 @@ $("#check").addEventListener("click", async () => {
   await check(await canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 }));
 });
 
+// The seat map from the players' markers by their slots (/calibrate/seats): the camera's frame, or the photo shown.
+$("#seats-from-photo").addEventListener("click", async () => {
+  const video = $("#camera");
+  const frame = page.stream && video.videoWidth ? await createImageBitmap(video) : page.frame;
+  if (!frame) return sayWatch("No photo of the hub yet: turn on the camera (Use the camera) or upload a photo first.", false);
+  const canvas = new OffscreenCanvas(frame.width, frame.height);
+  canvas.getContext("2d").drawImage(frame, 0, 0);
+  const form = new FormData();
+  form.append("photo", await canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 }), "hub.jpg");
+  form.append("players", String(page.game.names.length));
+  const answer = await call("POST", "/calibrate/seats", form, true);
+  if (!answer.ok) return sayWatch(`No seat map from the photo: ${answer.data.detail}`, false);
+  $("#seats").value = JSON.stringify(answer.data);
+  const slots = Object.entries(answer.data.slots).map(([angle, seat]) => `${page.game.names[seat] ?? `seat ${seat}`} at ${angle}°`);
+  sayWatch(`Seat map from the markers: ${slots.join(", ")}, the Mexican train at ${answer.data.mexican}°.`, true);
+});
+
 function stopCamera() {
   if (page.stream) page.stream.getTracks().forEach((track) => track.stop());
   page.stream = null;
