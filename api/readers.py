@@ -33,18 +33,10 @@ class Readers:
         """The profile's seat map: for a table whose request sends none."""
         return None if self.at_table.seats is None else Seats.from_json(self.at_table.seats)
 
-    def undistorted(self, image: np.ndarray) -> np.ndarray:
-        """A photo or frame through the profile's camera part; PhotoError where it is not that camera's shape."""
-        try:
-            return self.at_table.photo(image)
-        except ProfileError as error:
-            raise PhotoError(f"the service's calibration profile: {error}") from None
-
     def score(self, data: bytes, name: str, highest: int | None = None) -> dict[str, Any]:
         """``hubcam score --json`` for one photo's bytes (``--set highest``); raises PhotoError for a bad
         photo."""
         image, decode_ms = _decoded(data, name)
-        image = self.undistorted(image)
         with self._lock:
             if highest not in self._scorers:
                 from vision.pipeline import HandScorer
@@ -58,8 +50,10 @@ class Readers:
         """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``, else the profile's);
         raises PhotoError for a bad photo."""
         image, decode_ms = _decoded(data, name)
-        image = self.undistorted(image)
-        plane = self.at_table.plane((image.shape[1], image.shape[0]))  # its shape is checked already
+        try:
+            plane = self.at_table.plane((image.shape[1], image.shape[0]))
+        except ProfileError as error:
+            raise PhotoError(f"the service's calibration profile: {error}") from None
         with self._lock:
             seen = self._table(None).read(image, plane).with_decode(decode_ms)
         return TableAnalysis.of(seen, name, seats or self.seats, timings=True)
@@ -70,7 +64,6 @@ class Readers:
         from calibration.seats import SeatsError, marker_angles, seats_from_markers
 
         image, _ = _decoded(data, name)
-        image = self.undistorted(image)
         with self._lock:
             seen = self._table(None)(image)
         if seen.hub is None:

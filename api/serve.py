@@ -87,7 +87,7 @@ def serve(
             os.environ[PUBLIC_URL_VARIABLE] = public_url
         if profile is not None:
             os.environ[PROFILE_VARIABLE] = str(profile.resolve())
-            print(f"hubcam: photos and frames are read through the calibration profile {profile}", flush=True)
+            print(f"hubcam: tables are read through the calibration profile {profile}", flush=True)
         print(f"hubcam: games are kept in {shown_url(db_url)}", flush=True)
         print(f"hubcam: the referee page is at {page_address(host, port)} (API docs at /docs); Ctrl-C stops it",
               flush=True)  # fmt: skip

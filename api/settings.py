@@ -23,6 +23,5 @@ class Settings:
     public_url: str | None = None
     """The address phones should open (for the scoreboard's QR code); by default the request's own."""
     profile: Path | None = None
-    """A calibration profile (``hubcam calibrate ... --out``) for the camera the service reads: its camera
-    part undistorts every photo and frame, its table part has a slanted table read again square-on, its
-    seats part stands for seats a request does not send."""
+    """A calibration profile (``hubcam calibrate ... --out``) for the camera the service reads: its table
+    part has a slanted table read again square-on, its seats part stands for seats a request does not send."""

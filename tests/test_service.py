@@ -433,14 +433,13 @@ def test_the_address_is_printed_once_it_answers_and_games_live_in_the_users_data
     assert "~/.local/share/hubcam" in usage.stdout and "XDG_DATA_HOME" in usage.stdout
 
 
-def test_a_profile_reads_every_photo_through_it(tmp_path: Path) -> None:
+def test_a_profile_reads_every_table_through_it(tmp_path: Path) -> None:
     image, _ = render(make_scene("table", 5), (1280, 960))
     height, width = image.shape[:2]
-    matrix = [[900.0, 0, width / 2], [0, 900.0, height / 2], [0, 0, 1]]
-    camera = {"camera_matrix": matrix, "distortion": [-0.05, 0, 0, 0, 0], "image_size": [width, height],
-              "reprojection_error_px": 0.1}  # fmt: skip
+    table = {"image_to_table": [[0.5, 0, -300], [0, 0.5, -200], [0, 0, 1]], "image_size": [width, height],
+             "undistorted": False, "method": "hub", "tile_mm": 50.0, "tile_px": 60.0, "tilt_deg": 10.0}  # fmt: skip
     profile = tmp_path / "profile.json"
-    profile.write_text(json.dumps({"version": 1, "camera": camera, "seats": {"slots": {"90": 0}, "mexican": 270}}))
+    profile.write_text(json.dumps({"version": 1, "table": table, "seats": {"slots": {"90": 0}, "mexican": 270}}))
     settings = Settings(db_url=f"sqlite:///{tmp_path / 'p.sqlite3'}", profile=profile)
     with TestClient(create_app(settings)) as client:
         answer = client.post("/analyze", files={"photo": ("table.jpg", jpeg(image), "image/jpeg")})
@@ -448,7 +447,7 @@ def test_a_profile_reads_every_photo_through_it(tmp_path: Path) -> None:
         assert answer.status_code == 200 and body["trains"]
         assert any(train["owner"] is not None for train in body["trains"]), "the profile's seats stand for none sent"
         square = np.zeros((width, width, 3), np.uint8)
-        answer = client.post("/score", files={"photo": ("square.jpg", jpeg(square), "image/jpeg")})
+        answer = client.post("/analyze", files={"photo": ("square.jpg", jpeg(square), "image/jpeg")})
         assert answer.status_code == 422 and f"{width}x{height} photos, this one is {width}x{width}" in answer.text
 
 

@@ -1,8 +1,8 @@
 """Reading a table redrawn square-on (``vision.square_on_view``) and a profile put to work on photos
 (``calibration.apply``, ``--profile``): readings go back to the photo's pixels exactly, the view draws
 every tile alike, a profile fits photos of its camera's shape at any size and refuses others with the
-reason, undistortion puts a point where the pinhole camera would, and a steep rendered table read
-square-on keeps its tiles where the photo shows them (issue 68)."""
+reason, and a steep rendered table read square-on keeps its tiles where the photo shows them, by its
+own hub or by the plane ``calibrate table`` wrote (issue 68)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 from api.cli import main
-from calibration.apply import Undistorter, plane_at
-from calibration.profile import CameraPart, ProfileError, TablePart
-from calibration.table import distort
+from calibration.apply import plane_at
+from calibration.profile import ProfileError, TablePart
 from calibration.table_plane import through
 from datasets.real import label_from_json
 from datasets.synth.scene import FULL, make_scene, render
@@ -95,25 +94,6 @@ def test_only_a_photo_whose_sure_tiles_show_a_slant_is_read_again():
     assert not slanted(Observation((Sighting(near, (1, 2)), unsure))), "a doubted box tells no slant"
 
 
-def test_undistortion_puts_a_point_where_the_pinhole_camera_would():
-    matrix = np.array([[700.0, 0, 640], [0, 700.0, 360], [0, 0, 1]])
-    distortion = np.array([-0.3, 0.08, 0.0, 0.0, 0.0])
-    straight = np.array([[1100.0, 600.0]])
-    seen = distort(straight, matrix, distortion)[0]
-    assert np.linalg.norm(seen - straight[0]) > 20, "the lens moves a point near the corner"
-    image = np.zeros((720, 1280, 3), np.uint8)
-    cv2.circle(image, (round(seen[0]), round(seen[1])), 4, (255, 255, 255), -1)
-    undistorter = Undistorter(CameraPart(matrix, distortion, (1280, 720), 0.1))
-    found = undistorter(image)[:, :, 0]
-    ys, xs = np.nonzero(found > 128)
-    assert np.hypot(xs.mean() - straight[0, 0], ys.mean() - straight[0, 1]) < 1.5
-    smaller = undistorter(cv2.resize(image, (640, 360), interpolation=cv2.INTER_AREA))[:, :, 0]
-    ys, xs = np.nonzero(smaller > 64)
-    assert np.hypot(xs.mean() - straight[0, 0] / 2, ys.mean() - straight[0, 1] / 2) < 1.5
-    with pytest.raises(ProfileError, match="camera part"):
-        undistorter(np.zeros((480, 640, 3), np.uint8))
-
-
 @pytest.fixture(scope="module")
 def steep_table():
     options = dataclasses.replace(FULL, min_tilt_deg=48.0, max_tilt_deg=50.0)
@@ -129,24 +109,16 @@ def test_a_steep_table_read_square_on_by_its_hub_keeps_its_tiles_where_the_photo
     seen = table_reader(plane=SQUARE_ON_BY_HUB)(image)
     assert "square-on" in seen.timings_ms and "first look" in seen.timings_ms
     assert (seen.width, seen.height) == (image.shape[1], image.shape[0])
-    labelled = [cv2.convexHull(tile.corners.astype(np.float32)) for tile in label.tiles]
-    found = [
-        tile
-        for tile in seen.tiles
-        if any(
-            cv2.pointPolygonTest(hull, tuple(map(float, tile.corners.mean(axis=0))), False) >= 0 for hull in labelled
-        )
-    ]  # noqa: E501
+    hulls = [cv2.convexHull(tile.corners.astype(np.float32)) for tile in label.tiles]
+
+    def truth_of(tile):
+        centre = tuple(map(float, tile.corners.mean(axis=0)))
+        inside = [cv2.pointPolygonTest(hull, centre, False) >= 0 for hull in hulls]
+        return next((truth for truth, holds in zip(label.tiles, inside, strict=True) if holds), None)
+
+    found = [(tile, truth) for tile in seen.tiles if (truth := truth_of(tile)) is not None]
     assert len(found) >= 0.9 * len(label.tiles), "the tiles are found where the photo shows them"
-    right = sum(
-        tile.pips is not None and sorted(tile.pips) == sorted(truth.pips)
-        for tile in found
-        for truth in label.tiles
-        if cv2.pointPolygonTest(
-            cv2.convexHull(truth.corners.astype(np.float32)), tuple(map(float, tile.corners.mean(axis=0))), False
-        )
-        >= 0  # noqa: E501
-    )
+    right = sum(tile.pips is not None and sorted(tile.pips) == sorted(truth.pips) for tile, truth in found)
     assert right >= 0.8 * len(label.tiles)
 
 
@@ -155,15 +127,18 @@ def test_analyze_takes_a_profile_and_refuses_a_bad_one(steep_table, tmp_path, ca
     photo = tmp_path / "table.jpg"
     cv2.imwrite(str(photo), image)
     profile = tmp_path / "profile.json"
-    height, width = image.shape[:2]
-    matrix = np.array([[1500.0, 0, width / 2], [0, 1500.0, height / 2], [0, 0, 1]])
-    camera = CameraPart(matrix, np.zeros(5), (width, height), 0.1).to_json()
-    profile.write_text(json.dumps({"version": 1, "camera": camera, "seats": {"slots": {"0": 0}, "mexican": 180}}))
-    assert main(["analyze", str(photo), "--profile", str(profile), "--json"]) == 0
+    assert main(["calibrate", "table", str(photo), "--out", str(profile)]) == 0  # by the hub: no markers
+    capsys.readouterr()
+    seats = {"slots": {"0": 0}, "mexican": 180}
+    profile.write_text(json.dumps(json.loads(profile.read_text()) | {"seats": seats}))
+    assert main(["analyze", str(photo), "--profile", str(profile), "--json", "--timings"]) == 0
     read = json.loads(capsys.readouterr().out)
+    assert "square-on" in read["timings_ms"], "the profile's plane had the slanted table read again"
     assert read["tiles"] and all(train["owner"] in (0, "mexican", None) for train in read["trains"])
+    height, width = image.shape[:2]
     other = tmp_path / "other.json"
-    other.write_text(json.dumps({"version": 1, "camera": {**camera, "image_size": [width, width]}}))
+    table = json.loads(profile.read_text())["table"]
+    other.write_text(json.dumps({"version": 1, "table": table | {"image_size": [width, width]}}))
     assert main(["analyze", str(photo), "--profile", str(other), "--json"]) == 1
     said = json.loads(capsys.readouterr().out)["error"]
     assert f"{width}x{width} photos, this one is {width}x{height}" in said

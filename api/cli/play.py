@@ -68,8 +68,8 @@ def add_serve(verbs: Verbs) -> None:
     serve.add_argument("--public-url", default=None, metavar="URL", help="the address phones open (for the QR code)")
     serve.add_argument(
         "--profile", type=Path, default=None, metavar="FILE",
-        help="a calibration profile of the camera the page sends (hubcam calibrate ... --out FILE): photos and "
-        "frames undistorted, a slanted table read square-on, its seats for games that send none",
+        help="a calibration profile of the camera the page uses (hubcam calibrate ... --out FILE): a slanted "
+        "table read again square-on by its table part, its seats for tables and games that send none",
     )  # fmt: skip
     serve.set_defaults(run=run_serve)
 

@@ -36,7 +36,6 @@ def add_score(verbs: Verbs) -> None:
         help="the set's highest double (default: the smallest set that holds every count read with confidence)",
     )  # fmt: skip
     score.add_argument("--timings", action="store_true", help="add time per stage (ms)")
-    add_profile(score, "its camera part takes the lens's distortion out of each photo")
     score.set_defaults(run=run_score)
 
 
@@ -60,8 +59,8 @@ def add_analyze(verbs: Verbs) -> None:
     analyze.add_argument("--timings", action="store_true", help="add time per stage (ms)")
     add_profile(
         analyze,
-        "its camera part takes the lens's distortion out of each photo, its table part has a slanted photo's "
-        "tiles read again on the table redrawn square-on, its seats part stands for --seats",
+        "its table part has a slanted photo's tiles read again on the table redrawn square-on, its seats part "
+        "stands for --seats",
     )
     analyze.set_defaults(run=run_analyze)
 
@@ -84,9 +83,7 @@ def add_watch(verbs: Verbs) -> None:
     watch.add_argument("--show", action="store_true", help="show the frames with the overlay in a window")
     watch.add_argument("--record", type=Path, metavar="FILE", help="write the frames with the overlay as a video (MP4)")
     watch.add_argument("--json", action="store_true", help="one JSON line per event (docs/watching.md)")
-    add_profile(
-        watch, "its camera part takes the lens's distortion out of each frame, its seats part stands for --seats"
-    )
+    add_profile(watch, "its seats part stands for --seats")
     watch.set_defaults(run=run_watch)
 
 
@@ -100,13 +97,11 @@ def run_score(args: argparse.Namespace) -> int:
     from vision.overlay import draw_hand
 
     scorer = hand_scorer(highest=args.set)
-    profiled = Profiled.of(args.profile)
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed = 0
     overlays: set[str] = set()
-    for path, photo, decode_ms in readable_photos(args.photos, args.json, "scoring"):
-        image = None if photo is None else profiled.photo(path, photo, args.json)
+    for path, image, decode_ms in readable_photos(args.photos, args.json, "scoring"):
         if image is None:
             failed += 1
             continue
@@ -162,8 +157,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if args.overlay:
         args.overlay.mkdir(parents=True, exist_ok=True)
     failed, overlays = 0, set[str]()
-    for path, photo, decode_ms in readable_photos(args.photos, args.json, "analyzing"):
-        image = None if photo is None else profiled.photo(path, photo, args.json)
+    for path, image, decode_ms in readable_photos(args.photos, args.json, "analyzing"):
         plane = None if image is None else profiled.plane(path, image, args.json)
         if image is None or plane is False:
             failed += 1
@@ -178,7 +172,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 class Profiled:
     """``--profile FILE`` for the CLI (``calibration.apply.AtTheTable``): a photo that does not fit it
-    said in its place among the answers, a video that does not a usage error."""
+    said in its place among the answers."""
 
     def __init__(self, at_table: AtTheTable, path: Path | None = None) -> None:
         self.at_table, self.path = at_table, path
@@ -191,34 +185,9 @@ class Profiled:
         if path is None:
             return cls(AtTheTable())
         try:
-            profile = read_profile(path)  # its errors name the file
+            return cls(AtTheTable(read_profile(path)), path)  # its errors name the file
         except ProfileError as error:
             raise UsageError(f"--profile {error}") from None
-        try:
-            return cls(AtTheTable(profile), path)
-        except ProfileError as error:
-            raise UsageError(f"--profile {path}: {error}") from None
-
-    def photo(self, path: Path, image: np.ndarray, as_json: bool) -> np.ndarray | None:
-        """The photo at ``path`` undistorted where the profile has a camera part; None (said, as an
-        unreadable photo is) where the photo is not that camera's shape."""
-        from calibration.profile import ProfileError
-
-        try:
-            return self.at_table.photo(image)
-        except ProfileError as error:
-            say_photo_error(path, f"--profile {self.path}: {error}", as_json)
-            return None
-
-    def frame(self, frame: np.ndarray) -> np.ndarray:
-        """A video's frame undistorted where the profile has a camera part (a usage error where the
-        video is not that camera's shape: every frame would be)."""
-        from calibration.profile import ProfileError
-
-        try:
-            return self.at_table.photo(frame)
-        except ProfileError as error:
-            raise UsageError(f"--profile {self.path}: {error}") from None
 
     def plane(self, path: Path, image: np.ndarray, as_json: bool) -> np.ndarray | None | bool:
         """The profile's table plane for this photo (None without a table part), for the tiles to be read
@@ -284,8 +253,7 @@ def run_watch(args: argparse.Namespace) -> int:
 
     index, t_s, advised = -1, 0.0, False
     try:
-        for index, t_s, taken in source.frames():
-            frame = profiled.frame(taken)
+        for index, t_s, frame in source.frames():
             for event in watcher.feed(frame, index, t_s):
                 say(event)
             if watcher.advice is not None and not advised:

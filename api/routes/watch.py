@@ -78,7 +78,7 @@ async def watch(websocket: WebSocket, game_id: str) -> None:
         ready = {"game": game.code, "round": game.round, "players": game.players, "set": game.highest,
                  "starter": game.starter, "seats": seats is not None}  # fmt: skip
         await websocket.send_json({"type": "ready", **ready})
-        await _stream(websocket, watcher, readers)
+        await _stream(websocket, watcher)
     except Refused as refused:
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # unless the page has gone already
             await websocket.close(refused.code, refused.reason)
@@ -89,7 +89,7 @@ async def watch(websocket: WebSocket, game_id: str) -> None:
             watched.discard(code)
 
 
-async def _stream(websocket: WebSocket, watcher: Watcher, readers: Readers) -> None:
+async def _stream(websocket: WebSocket, watcher: Watcher) -> None:
     """Frames in, events out, until the page closes the socket."""
     start = time.monotonic()
     index, advised = 0, False
@@ -103,7 +103,7 @@ async def _stream(websocket: WebSocket, watcher: Watcher, readers: Readers) -> N
             continue
         received = time.monotonic()
         try:
-            events, seen = await run_in_threadpool(_feed, watcher, readers, data, index, received - start)
+            events, seen = await run_in_threadpool(_feed, watcher, data, index, received - start)
         except PhotoError as error:
             await websocket.send_json({"type": "error", "frame": index, "message": f"frame {index}: {error}"})
         else:
@@ -119,17 +119,13 @@ async def _stream(websocket: WebSocket, watcher: Watcher, readers: Readers) -> N
         index += 1
 
 
-def _feed(
-    watcher: Watcher, readers: Readers, data: bytes, index: int, t_s: float
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """One frame (undistorted by the service's profile) through the watcher: its events, and the table's
-    reading if it was read again."""
+def _feed(watcher: Watcher, data: bytes, index: int, t_s: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """One frame through the watcher: its events, and the table's reading if it was read again."""
     if len(data) > MAX_FRAME_BYTES:
         raise PhotoError(f"a frame of {len(data)} bytes is too large (at most {MAX_FRAME_BYTES})")
     image = decode_photo(data, "the frame")
     if image.shape[1] > MAX_FRAME_WIDTH:
         raise PhotoError(f"{image.shape[1]} pixels across is too wide (at most {MAX_FRAME_WIDTH}: send it smaller)")
-    image = readers.undistorted(image)
     before = watcher.analysis
     events = watcher.feed(image, index, t_s)
     after = watcher.analysis
