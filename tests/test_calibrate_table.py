@@ -248,7 +248,7 @@ def test_seats_refuse_bad_input(argv, message, capsys):
 
 
 def test_marker_boxes_round_the_hub_are_grouped_by_angle_and_the_surest_kept():
-    from calibration.seats import marker_angles
+    from calibration.seats import markers_round_hub
 
     def box(angle_deg, distance=2.0, confidence=0.3):
         turn = math.radians(angle_deg)
@@ -256,10 +256,23 @@ def test_marker_boxes_round_the_hub_are_grouped_by_angle_and_the_surest_kept():
 
     boxes = [box(100), box(106), box(111, confidence=0.1), box(200), box(355), box(3), box(40, confidence=0.05)]
     boxes.append(box(250, distance=0.5, confidence=0.9))  # on the hub: one of its marks
-    angles = marker_angles((100.0, 100.0), 10.0, boxes, players=3)
-    assert len(angles) == 3
-    assert angles[0] == pytest.approx(359.0, abs=0.01) or angles[-1] == pytest.approx(359.0, abs=0.01)
-    assert any(abs(angle - (100 * 0.3 + 106 * 0.3 + 111 * 0.1) / 0.7) < 0.01 for angle in angles) and any(
-        abs(angle - 200) < 0.01 for angle in angles
-    )
-    assert 40.0 not in [round(angle) for angle in angles], "the least sure marker is left out"
+    found = markers_round_hub((100.0, 100.0), 10.0, boxes, players=3)
+    angles = [angle for angle, _ in found]
+    assert angles == pytest.approx([(100 * 0.3 + 106 * 0.3 + 111 * 0.1) / 0.7, 200.0, 359.0], abs=0.01)
+    assert [index for _, index in found] in ([0, 3, 4], [1, 3, 4], [0, 3, 5], [1, 3, 5]), "a surest box of each"
+
+
+def test_each_seat_keeps_its_markers_colour_and_a_bad_colour_is_refused():
+    from calibration.seats import marker_colour
+
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[40:60, 40:60] = (30, 60, 200)  # BGR: a red marker on black
+    corners = np.array([[35, 35], [65, 35], [65, 65], [35, 65]], np.float64)
+    assert marker_colour(image, corners) == "#c83c1e"
+    seats = seats_from_markers([200.0, 280.0, 10.0], 3, mexican_deg=100.0, colours=["#00ff00", "#ff0000", "#0000ff"])
+    assert seats["colours"] == {"0": "#ff0000", "1": "#0000ff", "2": "#00ff00"}, "seat 0 nearest 270 degrees"
+    assert checked_seats(seats) == seats
+    with pytest.raises(SeatsError, match="not #rrggbb"):
+        checked_seats({**seats, "colours": {"0": "red"}})
+    with pytest.raises(SeatsError, match="seat '7' owns no slot"):
+        checked_seats({**seats, "colours": {"7": "#ffffff"}})

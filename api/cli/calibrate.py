@@ -319,8 +319,10 @@ def run_seats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(seats))
     else:
+        colours = seats.get("colours", {})
         owned = ", ".join(
-            f"seat {seat} at {angle} degrees" for angle, seat in sorted(seats["slots"].items(), key=_by_seat)
+            f"seat {seat} at {angle} degrees" + (f" (marker {colours[str(seat)]})" if str(seat) in colours else "")
+            for angle, seat in sorted(seats["slots"].items(), key=_by_seat)
         )
         mexican = "none" if seats["mexican"] is None else f"{seats['mexican']:g} degrees"
         print(f"{owned}; the Mexican train at {mexican}" + ("" if args.out is None else f"\n  written to {args.out}"))
@@ -339,10 +341,8 @@ def _slot(text: str) -> tuple[str, str]:
 
 
 def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
-    import numpy as np
-
     from api.cli.pipelines import table_reader
-    from calibration.seats import marker_angles, seats_from_markers
+    from calibration.seats import seats_from_photo
     from vision.photo import PhotoError, read_photo
 
     if args.players is None or not 2 <= args.players <= 12:
@@ -354,9 +354,9 @@ def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
     seen = table_reader()(image)
     if seen.hub is None:
         raise UsageError(f"{args.photo}: no hub found (expected a photo of the hub with each player's marker by it)")
-    boxes = [(np.asarray(marker.corners, np.float64).mean(axis=0), marker.confidence) for marker in seen.markers]
-    angles = marker_angles(seen.hub.centre, seen.hub.radius, boxes, args.players)
-    return seats_from_markers(angles, args.players, args.first, args.mexican)
+    markers = [(marker.corners, marker.confidence) for marker in seen.markers]
+    hub = (seen.hub.centre, seen.hub.radius)
+    return seats_from_photo(image, hub, markers, args.players, args.first, args.mexican)
 
 
 VERBS: dict[str, AddVerb] = {"calibrate": add_calibrate}

@@ -242,7 +242,10 @@ $("#seats-from-photo").addEventListener("click", async () => {
   const answer = await call("POST", "/calibrate/seats", form, true);
   if (!answer.ok) return sayWatch(`No seat map from the photo: ${answer.data.detail}`, false);
   $("#seats").value = JSON.stringify(answer.data);
-  const slots = Object.entries(answer.data.slots).map(([angle, seat]) => `${page.game.names[seat] ?? `seat ${seat}`} at ${angle}°`);
+  const colours = answer.data.colours ?? {};
+  const slots = Object.entries(answer.data.slots).map(
+    ([angle, seat]) => `${page.game.names[seat] ?? `seat ${seat}`} at ${angle}°${colours[seat] ? ` (marker ${colours[seat]})` : ""}`,
+  );
   sayWatch(`Seat map from the markers: ${slots.join(", ")}, the Mexican train at ${answer.data.mexican}°.`, true);
 });
 
