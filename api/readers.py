@@ -19,7 +19,8 @@ from vision.table_analysis import Seats, TableAnalysis
 
 class Readers:
     def __init__(self, profile: Path | None = None) -> None:
-        """``profile``: a calibration profile every photo and frame is read through (``Settings.profile``)."""
+        """``profile``: a calibration profile whose table part and seats part table photos are read with
+        (``Settings.profile``)."""
         from calibration.apply import AtTheTable
         from calibration.profile import read_profile
 

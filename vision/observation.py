@@ -221,7 +221,9 @@ class Observation:
 
     def through(self, matrix: np.ndarray, width: int, height: int) -> Observation:
         """The same in another picture (``width`` x ``height``) whose pixels ``matrix`` (``(3, 3)``, a
-        homography) gives for this one's: a part of a frame, or a view redrawn square-on, put back."""
+        homography) gives for this one's: a part of a frame, or a view redrawn square-on, put back. A
+        layout's trains keep their slot angles (right for a shift; a view is put back before its trains
+        are followed)."""
 
         def quad(corners: np.ndarray) -> np.ndarray:
             moved = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), matrix)
