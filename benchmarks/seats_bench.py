@@ -1,6 +1,6 @@
 """Measuring ``hubcam calibrate seats PHOTO`` on rendered hubs with each player's marker by their slot (issue 68).
 
-    python -m benchmarks.seats_bench [--n 6] [--players 3 4]
+    python -m benchmarks.seats_bench [--n 12] [--players 3 4]
 
 For each of ``--n`` seeds and each number of players, ``datasets.synth.table_markers.seats_photo`` renders
 the hub at a round's start with the engine on it and each player's marker by their slot (a 1280x720
@@ -50,7 +50,7 @@ def measure(seed: int, players: int) -> dict[str, Any]:
 
 def run() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=6, help="seeds (default 6)")
+    parser.add_argument("--n", type=int, default=12, help="seeds (default 12)")
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4])
     args = parser.parse_args()
     rows = [measure(seed, players) for seed in range(args.n) for players in args.players]

@@ -26,7 +26,8 @@ FIRST_SEAT_DEG = 270.0
 MARKER_GAP_DEG = 12.0
 """Marker boxes round the hub closer in angle than this are one marker (the detector boxes one several
 times, each a little off): on 12 rendered hubs of 3 or 4 players, seat maps right 4 -> 7 (wrong 2 -> 1)
-against boxes closer than a third of the hub's radius taken as one (``python -m benchmarks.seats_bench``)."""
+against boxes closer than a third of the hub's radius taken as one, with the table detector before it
+was taught busy tables (``python -m benchmarks.seats_bench --n 6``; benchmarks/HISTORY.md)."""
 
 
 class SeatsError(ValueError):

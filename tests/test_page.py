@@ -232,7 +232,7 @@ def test_the_seats_are_read_from_a_photo_of_the_markers(served: str, browser_pag
     page.click("#seat-map summary")
     page.click("#seats-from-photo")
     assert "No photo of the hub" in wait_for_text(page, "#watch-status", "No photo")
-    photo = seats_photo(7, 4)  # the page numbers seats from the camera's side: the map is checked by angles
+    photo = seats_photo(25, 4)  # the page numbers seats from the camera's side: the map is checked by angles
     cv2.imwrite(str(tmp_path / "hub.png"), photo.image_bgr)
     page.set_input_files("#table-photo", str(tmp_path / "hub.png"))
     wait_for_text(page, "#check-status", " ms")  # shown and checked
