@@ -17,12 +17,12 @@ import pytest
 from api.cli import main
 from calibration.apply import plane_at
 from calibration.profile import ProfileError, TablePart
-from calibration.table_plane import through
+from calibration.table_plane import TablePlane, square_on, through
 from datasets.real import label_from_json
 from datasets.synth.scene import FULL, make_scene, render
 from vision.geometry import tile_length
 from vision.observation import Marker, Observation, Reason, Sighting
-from vision.square_on_view import SQUARE_ON_FROM_SPREAD, SquareOnView, slanted
+from vision.square_on_view import LONGEST_SQUARE_ON, SQUARE_ON_FROM_SPREAD, slanted
 from vision.trains import Hub
 
 STEEP = np.array([[1.0, 0.1, 40.0], [0.02, 0.55, 30.0], [0.0, 0.0016, 1.0]])
@@ -56,24 +56,35 @@ def test_through_a_translation_is_moved_and_through_and_back_is_the_same():
     assert (back.width, back.height) == (100, 100)
 
 
+def long_side(quad):
+    """A box's length as ``calibration.table_plane.square_on`` measures it: its long sides' mean."""
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    return max(sides[0] + sides[2], sides[1] + sides[3]) / 2
+
+
 def test_the_view_draws_every_tile_alike_round_the_tiles():
+    """The table reader's view is the hand scorer's (``square_on``), given the plane it is told."""
     on_table = [
         rectangle((x, y), turn=turn) for x, y, turn in [(0, 0, 0), (300, 0, 0), (0, 400, 1.2), (-250, 200, 0.4)]
     ]
     photo = [through(STEEP, quad) for quad in on_table]
-    lengths = [tile_length(quad) for quad in photo]
+    lengths = [long_side(quad) for quad in photo]
     assert max(lengths) / min(lengths) > 1.5, "the photo draws near tiles larger"
-    view = SquareOnView.around(np.linalg.inv(STEEP), photo)
-    assert view is not None
-    drawn = [through(view.to_view, quad) for quad in photo]
+    image = np.zeros((900, 1400, 3), np.uint8)
+    plane = TablePlane(np.linalg.inv(STEEP), slant=1.0)
+    view, to_view = square_on(image, plane, photo, LONGEST_SQUARE_ON)
+    drawn = [through(to_view, quad) for quad in photo]
     in_view = [tile_length(quad) for quad in drawn]
     assert max(in_view) / min(in_view) == pytest.approx(1.0, abs=1e-6)
     assert in_view[0] == pytest.approx(np.median(lengths), rel=1e-6)
     points = np.concatenate(drawn)
-    assert points.min() >= in_view[0] * 0.99 and (points.max(axis=0) <= np.array(view.size) - in_view[0] * 0.99).all()
-    small = SquareOnView.around(np.linalg.inv(STEEP), photo, max_side=300)
-    assert small is not None and max(small.size) <= 301
-    assert SquareOnView.around(np.linalg.inv(STEEP), []) is None
+    height, width = view.shape[:2]
+    assert (
+        points.min() >= in_view[0] * 0.99
+        and (points.max(axis=0) <= np.array([width, height]) - in_view[0] * 0.99).all()
+    )
+    small, _ = square_on(image, plane, photo, 300)
+    assert max(small.shape[:2]) <= 301
 
 
 def test_a_profile_fits_its_cameras_shape_at_any_size_and_refuses_another():

@@ -4,74 +4,33 @@ Seen at a slant, a table's far tiles are short and its near ones long, and the d
 them are less sure. Where the table's plane is known (a profile's table part, ``hubcam calibrate
 table``; or the hub's rim and the engine's length in the photo itself, as that command finds it
 without markers), the part of the table where the tiles lie is redrawn as seen from above, every tile
-about as long as the photo's median one, read there, and what was found is put back in the photo's
-pixels. Measured with ``hubcam eval --pipeline table-square-on`` (benchmarks/HISTORY.md): it pays on
-photos whose tiles show a slant, and costs found tiles and trains on flatter views, so a photo is read
-again only where SQUARE_ON_FROM_SPREAD says.
+about as long as the photo's median one (``calibration.table_plane.square_on``, as the hand scorer
+redraws a slanted hand), read there, and what was found is put back in the photo's pixels. Measured
+with ``hubcam eval --pipeline table-square-on`` (benchmarks/HISTORY.md): it pays on photos whose tiles
+show a slant, and costs found tiles and trains on flatter views, so a photo is read again only where
+SQUARE_ON_FROM_SPREAD says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-import cv2
 import numpy as np
 
 from calibration.table import HubSeen, TableError, table_part
-from calibration.table_plane import size_spread, through
-from vision.geometry import tile_length
+from calibration.table_plane import size_spread
 from vision.observation import Observation
 
 TILE_MM = 50.0
 """The length the plane's millimetres are scaled to when it comes from the hub (any length does: the
 view is drawn at the photo's own tile size)."""
-MARGIN_TILES = 1.0
-"""How far round the tiles found the view reaches, in tile lengths (a tile missed at first may lie there)."""
-MAX_SIDE = 2600
-"""The longest side of a view: a long train on a steep photo is drawn smaller rather than larger."""
+LONGEST_SQUARE_ON = 2600
+"""The longest side of the view (``calibration.table_plane.square_on``, which draws it round the tiles
+found with a tile's length to spare): a long train on a steep photo is drawn smaller rather than larger."""
 SQUARE_ON_FROM_SPREAD = 1.4
 """A photo is read again square-on where its tiles read surely show this spread of sizes or more (the
 largest over the smallest, ``calibration.table_plane.size_spread``): chosen on the tuning tables
 (seeds 77 and 87), where tables with every train right went 87 -> 89 of 100 usual ones and 51 -> 53
 of 60 tilted ones; every photo read again lost 1 and gained 2, and found 3 tiles fewer. A plane found
 from the hub without a calibrated camera tells the tilt too roughly to choose by (benchmarks/HISTORY.md)."""
-
-
-@dataclass(frozen=True)
-class SquareOnView:
-    """Where the photo's pixels go in the view (``to_view``, a ``(3, 3)`` homography) and its size."""
-
-    to_view: np.ndarray
-    size: tuple[int, int]
-    """(width, height)."""
-
-    @classmethod
-    def around(
-        cls, image_to_table: np.ndarray, tiles: Sequence[np.ndarray], max_side: int = MAX_SIDE
-    ) -> SquareOnView | None:
-        """The view of the table (``image_to_table``: photo pixels to the table's plane, any unit) round
-        the tiles at ``tiles`` (``(4, 2)`` corners in the photo), each drawn about as long as their median
-        in the photo; None without tiles."""
-        if len(tiles) == 0:
-            return None
-        there = [through(image_to_table, np.asarray(quad, np.float64)) for quad in tiles]
-        length_there = float(np.median([tile_length(quad) for quad in there]))
-        scale = float(np.median([tile_length(np.asarray(quad)) for quad in tiles])) / max(length_there, 1e-9)
-        points = np.concatenate(there)
-        low, high = points.min(axis=0) - MARGIN_TILES * length_there, points.max(axis=0) + MARGIN_TILES * length_there
-        scale = min(scale, max_side / float((high - low).max()))
-        frame = np.array([[scale, 0.0, -scale * low[0]], [0.0, scale, -scale * low[1]], [0.0, 0.0, 1.0]])
-        width, height = np.ceil((high - low) * scale).astype(int)
-        return cls(frame @ image_to_table, (int(width), int(height)))
-
-    def drawn(self, image_bgr: np.ndarray) -> np.ndarray:
-        """The photo redrawn as the view sees it (beyond the photo's edge, its edge's pixels drawn on)."""
-        return cv2.warpPerspective(image_bgr, self.to_view, self.size, borderMode=cv2.BORDER_REPLICATE)
-
-    def in_photo(self, seen: Observation, width: int, height: int) -> Observation:
-        """``seen`` (read in the view) put back in the pixels of the ``width`` x ``height`` photo."""
-        return seen.through(np.linalg.inv(self.to_view), width, height)
 
 
 def hub_seen(seen: Observation) -> HubSeen | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.table_plane import table_plane, through
+from calibration.table_plane import TablePlane, square_on, table_plane, through
 from models import PIP_PEAKS, TABLE_COUNTER, TABLE_DETECTOR
 from vision.geometry import tile_length
 from vision.observation import Observation, Reason
@@ -26,7 +26,7 @@ from vision.reconcile import (
     table_flags,
     with_rules_prior,
 )
-from vision.square_on_view import SquareOnView, plane_from_hub, slanted
+from vision.square_on_view import LONGEST_SQUARE_ON, plane_from_hub, slanted
 from vision.trains import TABLE_CONFIG, Layout, TableConfig, follow_trains, on_hub, with_markers
 
 SQUARE_ON_BY_HUB = "hub"
@@ -71,13 +71,13 @@ class TableReader:
         start = time.perf_counter()
         if isinstance(plane, str):
             plane = plane_from_hub(image_bgr, seen)
-        view = None if plane is None else SquareOnView.around(plane, [tile.corners for tile in seen.tiles])
-        if view is None:
+        if plane is None or not seen.tiles:
             return seen
-        drawn = view.drawn(image_bgr)
+        corners = [tile.corners for tile in seen.tiles]
+        drawn, to_view = square_on(image_bgr, TablePlane(plane, slant=1.0), corners, LONGEST_SQUARE_ON)
         redrawing = (time.perf_counter() - start) * 1000
         height, width = image_bgr.shape[:2]
-        again = view.in_photo(self.scorer(drawn), width, height)
+        again = self.scorer(drawn).through(np.linalg.inv(to_view), width, height)
         read = read_table(again, self.highest, config=self.config).with_stage("square-on", redrawing, first=True)
         return read.with_stage("first look", seen.timings_ms.get("total", 0.0), first=True)
 
