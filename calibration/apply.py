@@ -27,21 +27,17 @@ ASPECT_TOLERANCE = 0.01
 """A photo's width / height may differ this much (relatively) from the profile's and still be its camera's."""
 
 
-def scale_to(measured: tuple[int, int], size: tuple[int, int], part: str) -> float:
-    """How much larger a ``size`` (width, height) photo is than the ``measured`` ones; a ProfileError
-    naming ``part`` where its aspect is another."""
+def plane_at(table: TablePart, size: tuple[int, int]) -> np.ndarray:
+    """The table part's homography (pixels to mm) for photos of ``size`` (width, height); a ProfileError
+    where their aspect is not the one it was measured on."""
+    measured = table.image_size
     if abs((size[0] / size[1]) / (measured[0] / measured[1]) - 1) > ASPECT_TOLERANCE:
         raise ProfileError(
-            f"the profile's {part} part was measured on {measured[0]}x{measured[1]} photos, this one is "
+            f"the profile's table part was measured on {measured[0]}x{measured[1]} photos, this one is "
             f"{size[0]}x{size[1]} (another camera, or a crop: expected the same camera's photos, at any size "
             "of the same shape)"
         )
-    return size[0] / measured[0]
-
-
-def plane_at(table: TablePart, size: tuple[int, int]) -> np.ndarray:
-    """The table part's homography (pixels to mm) for photos of ``size`` (width, height)."""
-    scale = scale_to(table.image_size, size, "table")
+    scale = size[0] / measured[0]
     matrix: np.ndarray = table.image_to_table @ np.diag([1 / scale, 1 / scale, 1.0])
     return matrix
 
