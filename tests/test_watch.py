@@ -111,6 +111,22 @@ def test_the_gate_stays_quiet_for_a_still_table_and_flickering_light():
     assert [index for index, change in enumerate(changes) if change is not None] == [3]  # the first stable picture
 
 
+def test_a_hand_caught_at_rest_in_the_stable_picture_does_not_hold_every_later_change():
+    """The stable picture caught a forearm lying still; it left, and hands keep passing every 20 frames:
+    its place looks like an arm against each later picture, waited for over the passes together."""
+    gate = MotionGate()
+    table = np.full((120, 160, 3), 90, np.uint8)
+    resting = table.copy()
+    resting[50:60, 40:110] = 200  # long and inside the picture: an arm by its length
+    assert [gate.feed(resting) is not None for _ in range(4)] == [False, False, False, True]
+    gate.tell_tile(10.0, 160)
+    passing_hand = table.copy()
+    passing_hand[0:40, 0:40] = 220
+    frames = ([passing_hand] * 2 + [table] * 18) * 5
+    changes = [index for index, frame in enumerate(frames) if gate.feed(frame) is not None]
+    assert changes  # a change counted: the resting hand waited for once, not after every pass
+
+
 def test_generate_and_test_takes_the_reading_and_asks_again_when_unsure():
     unseen = [Tile(6, 4), Tile(4, 3), Tile(5, 3)]
     sure = np.zeros((2, 10))
@@ -209,6 +225,47 @@ def test_a_double_left_open_when_its_seat_passes_is_flagged():
         ("flag", "unsatisfied_double", "4-4", 0),
     ]
     assert events[0]["legal"] and events[0]["train"] == 0
+
+
+def test_the_rounds_first_tile_tells_the_engine_for_every_train_after_it():
+    """The engine 9-9 read once (too few readings to believe it); seat 0 lays 9-4 on its train; seat 1's
+    first tile reads likelier 6 than 9 at its inner half: the engine the first tile matched says 9."""
+    from vision.observation import Observation, Sighting
+    from vision.trains import Hub, Layout
+    from vision.trains import Train as LaidTrain
+
+    def odds(inner: dict[int, float], outer: int) -> np.ndarray:
+        halves = np.zeros((2, 10))
+        for count, share in inner.items():
+            halves[0, count] = share
+        halves[1, outer] = 1.0
+        return halves
+
+    engine = Sighting(np.array([[300, 230], [300, 250], [340, 250], [340, 230]], np.float32), (9, 9))
+    right = Sighting(
+        np.array([[362, 250], [362, 230], [402, 230], [402, 250]], np.float32), (9, 4), odds=odds({9: 1}, 4)
+    )
+    left = Sighting(
+        np.array([[278, 230], [278, 250], [238, 250], [238, 230]], np.float32), (6, 2), odds=odds({6: 0.7, 9: 0.3}, 2)
+    )
+
+    def reading(*laid: Sighting) -> Observation:
+        trains = tuple(LaidTrain(angle, (at,), (0,), None) for at, angle in ((1, 0.0), (2, 180.0))[: len(laid)])
+        layout = Layout(Hub((320.0, 240.0), 40.0), 0, trains, (), ())
+        return Observation((engine, *laid), 640, 480, layout=layout, flags=())
+
+    readings = iter([reading(), reading(right), reading(right, left)])
+    watcher = Watcher(lambda frame: next(readings), players=2, highest=9, seats=Seats({0.0: 0, 180.0: 1}))
+    events = []
+    for step in range(3):  # each a new stable picture, a hand between
+        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
+        frame[10 * step : 10 * step + 20, 10:30] = 250
+        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
+        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    assert [(e["event"], e["player"], e["tile"], e["train"], e["legal"]) for e in events] == [
+        ("play", 0, "9-4", 0, True),
+        ("play", 1, "9-2", 1, True),
+    ]
 
 
 def test_an_arm_resting_in_view_is_waited_for(table):
@@ -401,6 +458,29 @@ def test_the_table_is_read_where_it_is_played_and_put_back_in_the_frame():
     assert (seen.width, seen.height) == (1280, 720)
     assert seen.layout.hub.centre == (20.0 + x0 - dx, 15.0 + y0 - dy)
     assert abs(x0 - dx + width / 2 - 640) <= 1 and abs(y0 - dy + height / 2 - 360) <= 1  # round the hub
+
+
+def test_a_far_hub_missed_in_the_whole_frame_is_looked_for_in_squares():
+    """A whole wide frame that shows no hub (a far camera's small hub) is looked at again in squares."""
+    from vision.observation import Observation, Sighting
+    from vision.trains import Hub, Layout
+
+    box = np.array([[10, 10], [10, 20], [30, 20], [30, 10]], np.float32)
+    given: list[tuple[int, ...]] = []
+
+    def reader(frame: np.ndarray) -> Observation:
+        given.append(frame.shape)
+        hub = Hub((300.0, 340.0), 30.0) if frame.shape[:2] == (720, 720) and len(given) == 3 else None
+        return Observation(
+            (Sighting(box, (3, 3)),), frame.shape[1], frame.shape[0], layout=Layout(hub, None, (), (), ())
+        )
+
+    watcher = Watcher(reader, players=2, highest=9)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    seen = watcher._read(frame)  # the whole frame, then squares of it: the second (280 px in) shows the hub
+    assert [shape[:2] for shape in given] == [(720, 1280), (720, 720), (720, 720)]
+    assert seen.layout is not None and seen.layout.hub == Hub((580.0, 340.0), 30.0)
+    assert (seen.width, seen.height) == (1280, 720)
 
 
 def test_a_resync_tells_the_doubles_the_skipped_turns_left_open_and_keeps_markers_out():

@@ -67,7 +67,9 @@ class MotionConfig:
     """Quiet frames a change touching the picture's edge waits before it counts: an arm reaching in
     crosses the edge and often rests still while a tile is set down; a tile does not reach the edge.
     A change still at the edge this long after (a cup put down there, a train run off the picture)
-    counts all the same."""
+    counts all the same. Counted since the last stable picture, motion between too: where that picture
+    caught a hand at rest, its place looks like an arm against every later picture, and players who
+    lay a tile every 3 s would otherwise never let it count."""
     arm_tiles: float = 8.0
     """A change covering this many tiles' faces or more that reaches the picture's edge is an arm, waited
     for; a smaller one is a tile laid at the edge."""
@@ -142,7 +144,7 @@ class MotionGate:
         )
         self.previous = small
         if moved:
-            self.phase, self.quiet, self.held = Phase.MOVING, 0, 0
+            self.phase, self.quiet = Phase.MOVING, 0
             if self.reference is not None:
                 self._reaching(self._arm(small))
             return None

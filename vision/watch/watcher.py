@@ -103,6 +103,9 @@ class WatchConfig:
     """A train read one tile short is a take-back once read so again at least this many frames later.
     A train read more than one tile short, or gone, is a reading that missed tiles (a hand resting on
     them, a poor frame): the tiles are kept, and a play is never taken back on one reading."""
+    scan_gain: float = 1.5
+    """A frame whose whole shows no hub is looked at again in squares that show it at least this much
+    larger (a wide frame's height-high squares: 1.78 times at 16:9); a squarer frame is not."""
 
 
 WATCH_CONFIG = WatchConfig()
@@ -235,13 +238,25 @@ class Watcher:
         return events
 
     def _read(self, frame_bgr: np.ndarray) -> Observation:
-        """The table read where it is played (``_play_region``): the detector sees small tiles larger."""
+        """The table read where it is played (``_play_region``): the detector sees small tiles larger.
+        Where the whole frame shows no hub, it is looked for in squares of it (``hub_scan``)."""
         height, width = frame_bgr.shape[:2]
         region = None if self.look_whole else self._play_region(width, height)
         if region is None:
-            return self.reader(frame_bgr)
+            seen = self.reader(frame_bgr)
+            return seen if _hub_read(seen) else self._scan_for_hub(frame_bgr, seen)
         x0, y0, x1, y1 = region
         return self.reader(frame_bgr[y0:y1, x0:x1]).moved(x0, y0, width, height)
+
+    def _scan_for_hub(self, frame_bgr: np.ndarray, whole: Observation) -> Observation:
+        """The first square of the frame (``hub_scan``) read with a hub in it, else ``whole``: a far
+        camera's hub is too small for the detector in the whole of a wide frame."""
+        height, width = frame_bgr.shape[:2]
+        for x0, y0, x1, y1 in hub_scan(width, height, self.config.scan_gain):
+            seen = self.reader(frame_bgr[y0:y1, x0:x1])
+            if _hub_read(seen):
+                return seen.moved(x0, y0, width, height)
+        return whole
 
     def _play_region(self, width: int, height: int) -> tuple[int, int, int, int] | None:
         """The part ``(x0, y0, x1, y1)`` of the frame round the hub and the tiles known, with room for
@@ -570,8 +585,8 @@ class Watcher:
                     "please lay it again, flat and in full view"
                 )))  # fmt: skip
             return False, events
-        if first and chosen.inner != self.referee.state.engine:
-            self._learn_engine(chosen.inner)  # a train's first tile matches the engine: a surer sign than its reading
+        if first:  # a train's first tile matches the engine: a surer sign than its reading, and known from now
+            self._learn_engine(chosen.inner)
         known.tiles.append((chosen.inner, chosen.outer))
         known.looks.append(self._look(seen, tile_id))
         known.places.append(inner_first(sighting.corners, inner))
@@ -745,6 +760,29 @@ class _Stamp:
 
     def event(self, name: str, /, **fields: Any) -> Event:
         return {"frame": self.frame, "t_s": self.t_s, "event": name, **fields}
+
+
+def hub_scan(width: int, height: int, least_gain: float) -> list[tuple[int, int, int, int]]:
+    """The squares ``(x0, y0, x1, y1)`` a wide (or tall) frame is looked through for its hub: as high
+    (wide) as the frame, at its start, middle and end; none where they would show it less than
+    ``least_gain`` times larger.
+
+    >>> hub_scan(1280, 720, 1.5)
+    [(0, 0, 720, 720), (280, 0, 1000, 720), (560, 0, 1280, 720)]
+    >>> hub_scan(640, 480, 1.5)
+    []
+    """
+    side, longest = min(width, height), max(width, height)
+    if longest / side < least_gain:
+        return []
+    starts = [0, (longest - side) // 2, longest - side]
+    if width >= height:
+        return [(start, 0, start + side, side) for start in starts]
+    return [(0, start, side, start + side) for start in starts]
+
+
+def _hub_read(seen: Observation) -> bool:
+    return seen.layout is not None and seen.layout.hub is not None
 
 
 def _marker_seen(known: KnownTrain | None) -> bool | None:
