@@ -193,10 +193,12 @@ def test_a_camera_that_cannot_be_opened_is_a_one_line_error(capsys):
     assert "camera 97 cannot be opened" in error and error.count("\n") == 1
 
 
-def test_a_double_left_open_when_its_seat_passes_is_flagged():
+@pytest.mark.parametrize("scores", [(0.9, 0.9), (0.25, 0.15)])
+def test_a_double_left_open_when_its_seat_passes_is_flagged(scores):
     """Readings made by hand (no renderer): the 9-4 on seat 0's train when the watch starts; seat 0
     lays the 4-4 on it, then its marker comes out (it drew and passed), seen on two readings running
-    (once might be a knuckle): its turn ended with the double open."""
+    (once might be a knuckle; the second may score less, a small marker read weakly): its turn ended
+    with the double open."""
     from vision.observation import Marker, Observation, Sighting
     from vision.trains import Hub, Layout
     from vision.trains import Train as LaidTrain
@@ -205,14 +207,14 @@ def test_a_double_left_open_when_its_seat_passes_is_flagged():
         return np.array([[x, 90], [x, 110], [x + 40, 110], [x + 40, 90]], np.float32)
 
     tiles = [Sighting(box(0), (9, 9)), Sighting(box(100), (9, 4)), Sighting(box(140), (4, 4))]
-    marker = Marker(box(150) + 40, 0.9)
 
-    def reading(laid: int, marked: bool = False) -> Observation:
-        train = LaidTrain(0.0, tuple(range(1, 1 + laid)), (0,) * laid, 0 if marked else None)
+    def reading(laid: int, score: float | None = None) -> Observation:
+        train = LaidTrain(0.0, tuple(range(1, 1 + laid)), (0,) * laid, None if score is None else 0)
         layout = Layout(Hub((20.0, 100.0), 50.0), 0, (train,) if laid else (), (), ())
-        return Observation(tuple(tiles[: 1 + laid]), 640, 480, layout=layout, flags=(), markers=(marker,) * marked)
+        markers = () if score is None else (Marker(box(150) + 40, score),)
+        return Observation(tuple(tiles[: 1 + laid]), 640, 480, layout=layout, flags=(), markers=markers)
 
-    readings = iter([reading(1), reading(2), reading(2, marked=True), reading(2, marked=True)])
+    readings = iter([reading(1), reading(2), reading(2, scores[0]), reading(2, scores[1])])
     watcher = Watcher(lambda frame: next(readings), players=3, highest=9, seats=Seats({0.0: 0, 120.0: 1, 240.0: 2}))
     events = []
     for step in range(4):  # each a new stable picture, a hand between

@@ -95,6 +95,9 @@ class WatchConfig:
     """A marker box scoring this or more stands by its train: a marker believed wrongly opens the train
     to every seat (``train_not_eligible`` unseen) and makes a pass; 0.97 of such boxes were right on the
     tuning tables (benchmarks/results/markers.md), against 0.74 at ``hubcam analyze``'s 0.05."""
+    marker_kept: float = 0.1
+    """...and a box scoring this or more, where the reading before saw a marker by the train: a marker
+    read weakly (a small cube, 0.16-0.22) is seen again, and a pass it tells is not missed."""
     lost_turns: int = 1
     """A marker come out on the train of a seat whose turn it is not says the watcher lost the turn, and the
     seats before it passed unseen, where at most this many of them have no marker out (a pass shows
@@ -532,7 +535,7 @@ class Watcher:
         two readings running, by a train the engine has no marker on (a marker already out, seen again
         after a reading that missed it, is no new pass). A marker seen once asks for another reading soon."""
         assert self.referee is not None
-        marked = self._marked(seen, train)
+        marked = self._marked(seen, train, known.marker or known.marker_once)
         came_out = marked and known.marker_once and not known.marker
         if marked and not known.marker and not known.marker_once:
             self.gate.read_again()
@@ -544,8 +547,11 @@ class Watcher:
             return False
         return not self.referee.state.trains[known.owner].marker
 
-    def _marked(self, seen: Observation, train: Train) -> bool:
-        return train.marker is not None and seen.markers[train.marker].confidence >= self.config.marker_least
+    def _marked(self, seen: Observation, train: Train, seen_before: bool = False) -> bool:
+        """Whether a marker stands by the train: a box scoring ``marker_least``, or ``marker_kept`` where
+        the reading before saw one there (``seen_before``)."""
+        least = self.config.marker_kept if seen_before else self.config.marker_least
+        return train.marker is not None and seen.markers[train.marker].confidence >= least
 
     def _lay_next(
         self, seen: Observation, analysis: TableAnalysis, known_at: int, tile_id: int, inner: int, stamp: _Stamp
