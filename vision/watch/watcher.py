@@ -242,12 +242,13 @@ class Watcher:
 
     def _read(self, frame_bgr: np.ndarray) -> Observation:
         """The table read where it is played (``_play_region``): the detector sees small tiles larger.
-        Where the whole frame shows no hub, it is looked for in squares of it (``hub_scan``)."""
+        Until the hub is first placed, where the whole frame shows none, it is looked for in squares of it
+        (``hub_scan``); once placed, a hub unseen is a hand over it or the table moved, not too small."""
         height, width = frame_bgr.shape[:2]
         region = None if self.look_whole else self._play_region(width, height)
         if region is None:
             seen = self.reader(frame_bgr)
-            return seen if _hub_read(seen) else self._scan_for_hub(frame_bgr, seen)
+            return seen if _hub_read(seen) or self.hub is not None else self._scan_for_hub(frame_bgr, seen)
         x0, y0, x1, y1 = region
         return self.reader(frame_bgr[y0:y1, x0:x1]).moved(x0, y0, width, height)
 
