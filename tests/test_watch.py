@@ -65,6 +65,18 @@ def shifted(frame: np.ndarray, dx: int = 70, dy: int = 40) -> np.ndarray:
     return cv2.warpAffine(frame, move, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
 
 
+def stable_pictures(watcher: Watcher, count: int) -> list[dict]:
+    """``count`` new stable pictures fed in turn, each after a hand passing (what is read in them is the
+    watcher's reader's, readings made by hand): the events they made."""
+    events = []
+    for step in range(count):
+        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
+        frame[10 * step : 10 * step + 20, 10:30] = 250
+        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
+        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    return events
+
+
 def watch(table, frames: list[np.ndarray]) -> list[dict]:
     _, _, seats, highest, reader, _ = table
     watcher = Watcher(reader, players=3, highest=highest, seats=seats, starter=TRAIN)
@@ -216,12 +228,7 @@ def test_a_double_left_open_when_its_seat_passes_is_flagged(scores):
 
     readings = iter([reading(1), reading(2), reading(2, scores[0]), reading(2, scores[1])])
     watcher = Watcher(lambda frame: next(readings), players=3, highest=9, seats=Seats({0.0: 0, 120.0: 1, 240.0: 2}))
-    events = []
-    for step in range(4):  # each a new stable picture, a hand between
-        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
-        frame[10 * step : 10 * step + 20, 10:30] = 250
-        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
-        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    events = stable_pictures(watcher, 4)
     assert [(e["event"], e.get("kind"), e["tile"], e["player"]) for e in events] == [
         ("play", None, "4-4", 0),
         ("flag", "unsatisfied_double", "4-4", 0),
@@ -258,12 +265,7 @@ def test_the_rounds_first_tile_tells_the_engine_for_every_train_after_it():
 
     readings = iter([reading(), reading(right), reading(right, left)])
     watcher = Watcher(lambda frame: next(readings), players=2, highest=9, seats=Seats({0.0: 0, 180.0: 1}))
-    events = []
-    for step in range(3):  # each a new stable picture, a hand between
-        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
-        frame[10 * step : 10 * step + 20, 10:30] = 250
-        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
-        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    events = stable_pictures(watcher, 3)
     assert [(e["event"], e["player"], e["tile"], e["train"], e["legal"]) for e in events] == [
         ("play", 0, "9-4", 0, True),
         ("play", 1, "9-2", 1, True),
@@ -546,12 +548,7 @@ def test_a_tile_elsewhere_while_the_turns_double_is_open_ends_that_turn():
 
     readings = iter([reading(1), reading(2), reading(2, mexican=True)])
     watcher = Watcher(lambda frame: next(readings), players=2, highest=9, seats=Seats({0.0: 0, 180.0: "mexican"}))
-    events = []
-    for step in range(3):
-        frame = np.full((120, 160, 3), 90 + 30 * step, np.uint8)
-        frame[10 * step : 10 * step + 20, 10:30] = 250
-        frames = [hand_over(frame, 0.5)] * 2 + [frame] * 4
-        events += [event for index, shown in enumerate(frames) for event in watcher.feed(shown, 6 * step + index, 0)]
+    events = stable_pictures(watcher, 3)
     assert [(e["event"], e["tile"], e["player"], e.get("reason")) for e in events] == [
         ("play", "4-4", 0, None),
         ("flag", "4-4", 0, None),
