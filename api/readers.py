@@ -62,15 +62,14 @@ class Readers:
     def seats_from(self, data: bytes, name: str, players: int, first_deg: float) -> dict[str, Any]:
         """The seat map from one photo of the hub with each player's marker by their slot (``hubcam calibrate
         seats PHOTO``'s); raises PhotoError for a bad photo, SeatsError where the markers make no map."""
-        from calibration.seats import SeatsError, seats_from_photo
+        from calibration.seats import seats_from_photo
 
         image, _ = _decoded(data, name)
         with self._lock:
             seen = self._table(None)(image)
-        if seen.hub is None:
-            raise SeatsError("no hub found (expected a photo of the hub with each player's marker by their slot)")
+        hub = None if seen.hub is None else (seen.hub.centre, seen.hub.radius)
         markers = [(marker.corners, marker.confidence) for marker in seen.markers]
-        return seats_from_photo(image, (seen.hub.centre, seen.hub.radius), markers, players, first_deg)
+        return seats_from_photo(image, hub, markers, players, first_deg)
 
     def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:
         """The live watcher's table reader for a double-``highest`` set (``hubcam watch``'s): one per set,

@@ -103,15 +103,18 @@ def markers_round_hub(
 
 def seats_from_photo(
     image_bgr: np.ndarray,
-    hub: tuple[tuple[float, float], float],
+    hub: tuple[tuple[float, float], float] | None,
     markers: Sequence[tuple[np.ndarray, float]],
     players: int,
     first_deg: float = FIRST_SEAT_DEG,
     mexican_deg: float | None = None,
 ) -> dict[str, Any]:
-    """The seat map from a photo of the hub (``hub``: its centre and radius, pixels) with each player's
-    marker by their slot (``markers``: the boxes a detector found, ``(4, 2)`` corners and confidence),
-    each seat's marker colour with it (``seats_from_markers``; a SeatsError where they make no map)."""
+    """The seat map from a photo of the hub (``hub``: its centre and radius, pixels, as a detector found
+    it; None: none found) with each player's marker by their slot (``markers``: the boxes a detector
+    found, ``(4, 2)`` corners and confidence), each seat's marker colour with it (``seats_from_markers``;
+    a SeatsError where they make no map)."""
+    if hub is None:
+        raise SeatsError("no hub found (expected a photo of the hub with each player's marker by their slot)")
     centres = [(np.asarray(corners, np.float64).mean(axis=0), confidence) for corners, confidence in markers]
     found = markers_round_hub(hub[0], hub[1], centres, players)
     colours = [marker_colour(image_bgr, markers[index][0]) for _, index in found]

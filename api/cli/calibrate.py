@@ -342,7 +342,7 @@ def _slot(text: str) -> tuple[str, str]:
 
 def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
     from api.cli.pipelines import table_reader
-    from calibration.seats import seats_from_photo
+    from calibration.seats import SeatsError, seats_from_photo
     from vision.photo import PhotoError, read_photo
 
     if args.players is None or not 2 <= args.players <= 12:
@@ -352,11 +352,12 @@ def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
     except PhotoError as error:
         raise UsageError(str(error)) from None
     seen = table_reader()(image)
-    if seen.hub is None:
-        raise UsageError(f"{args.photo}: no hub found (expected a photo of the hub with each player's marker by it)")
+    hub = None if seen.hub is None else (seen.hub.centre, seen.hub.radius)
     markers = [(marker.corners, marker.confidence) for marker in seen.markers]
-    hub = (seen.hub.centre, seen.hub.radius)
-    return seats_from_photo(image, hub, markers, args.players, args.first, args.mexican)
+    try:
+        return seats_from_photo(image, hub, markers, args.players, args.first, args.mexican)
+    except SeatsError as error:
+        raise UsageError(f"{args.photo}: {error}") from None
 
 
 VERBS: dict[str, AddVerb] = {"calibrate": add_calibrate}
