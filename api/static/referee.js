@@ -565,7 +565,13 @@ async function sendFrame() {
   const scale = Math.min(1, WATCH_WIDTH / video.videoWidth);
   const width = Math.round(video.videoWidth * scale);
   const height = Math.round(video.videoHeight * scale);
-  const frame = await createImageBitmap(video, { resizeWidth: width, resizeHeight: height });
+  let frame;
+  try {
+    frame = await createImageBitmap(video, { resizeWidth: width, resizeHeight: height });
+  } catch {
+    watching.busy = false; // the camera's frame not to be had this once (a camera starting up): the next tick tries again
+    return;
+  }
   const canvas = new OffscreenCanvas(width, height);
   canvas.getContext("2d").drawImage(frame, 0, 0);
   const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: 0.85 });
