@@ -67,8 +67,8 @@ class MotionConfig:
     """Quiet frames a change touching the picture's edge waits before it counts: an arm reaching in
     crosses the edge and often rests still while a tile is set down; a tile does not reach the edge.
     A change still at the edge this long after (a cup put down there, a train run off the picture)
-    counts all the same. An arm inside the picture is waited for as long, counted since the last
-    stable picture (``MotionGate.held_inside``)."""
+    counts all the same. An arm inside the picture is waited for as long. Both are counted since the
+    last stable picture (``MotionGate.held``)."""
     arm_tiles: float = 8.0
     """A change covering this many tiles' faces or more that reaches the picture's edge is an arm, waited
     for; a smaller one is a tile laid at the edge."""
@@ -121,10 +121,9 @@ class MotionGate:
         self.reference: np.ndarray | None = None
         self.quiet = 0
         self.held = 0
-        self.held_inside = 0
-        """Quiet frames an arm inside the picture was waited for since the last stable picture, motion
-        between too: where that picture caught a hand at rest, its place looks like an arm against
-        every later picture, and players who lay a tile every 3 s would otherwise never let it count."""
+        """Quiet frames an arm was waited for since the last stable picture, motion between too: where
+        that picture caught a hand at rest, its place looks like an arm against every later picture, and
+        players who lay a tile every 3 s would otherwise never let it count."""
         self.again: int | None = None
         """The frame from which a quiet picture is a change anyway (``read_again``)."""
         self.frames = 0
@@ -149,7 +148,7 @@ class MotionGate:
         )
         self.previous = small
         if moved:
-            self.phase, self.quiet, self.held = Phase.MOVING, 0, 0
+            self.phase, self.quiet = Phase.MOVING, 0
             if self.reference is not None:
                 self._reaching(self._arm(small))
             return None
@@ -164,17 +163,16 @@ class MotionGate:
             return None
         change = self._against_reference(small)
         arm = None if change is None or self.reference is None else self._arm(small)
-        if arm is not None and (self.held if arm.at_edge else self.held_inside) < self.config.edge_patience:
+        if arm is not None and self.held < self.config.edge_patience:
             self._reaching(arm)
             self.held += 1  # an arm still in the picture: wait for it to leave
-            self.held_inside += not arm.at_edge
             self.phase = Phase.SETTLING
             return None
         if change is None and self.again is not None and self.frames >= self.again:
             height, width = small.shape
             change = Change(((0, 0, round(width * self.scale), round(height * self.scale)),), 0.0)
         self.phase = Phase.IDLE if change is None else Phase.STABLE
-        self.held, self.held_inside, self.again = 0, 0, None
+        self.held, self.again = 0, None
         if change is not None:
             self.reference, self.stable_frame = small, frame_bgr
             change = replace(change, arm=self.arm)

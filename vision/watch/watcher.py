@@ -18,7 +18,7 @@ far becomes events, in the JSON ``hubcam watch --json`` prints (docs/watching.md
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -207,7 +207,7 @@ class Watcher:
     # --- one new stable picture ---------------------------------------------
 
     def _on_change(self, frame_bgr: np.ndarray, change: Change, stamp: _Stamp) -> list[Event]:
-        self.arm = change.arm
+        self.arm = hand_inward(change.arm, self.hub)
         seen = self._read(frame_bgr)
         self.grey = table_grey(frame_bgr)
         self.look_whole = seen.layout is None or seen.layout.hub is None
@@ -786,6 +786,23 @@ def hub_scan(width: int, height: int, least_gain: float) -> list[tuple[int, int,
     if width >= height:
         return [(start, 0, start + side, side) for start in starts]
     return [(0, start, side, start + side) for start in starts]
+
+
+def hand_inward(arm: Arm | None, hub: tuple[float, float, float] | None) -> Arm | None:
+    """An arm seen inside the picture (by its length: its sleeve fades into the table before the edge)
+    with its hand at the end nearer the hub: the players sit round the table, so an arm reaches in
+    towards the hub, and the end nearer the picture's edge (the gate's guess) may be the hand.
+
+    >>> arm = Arm(crossing=(500.0, 170.0), hand=(1090.0, 420.0), at_edge=False)
+    >>> hand_inward(arm, (640.0, 360.0, 50.0)).hand
+    (500.0, 170.0)
+    """
+    if arm is None or arm.at_edge or hub is None:
+        return arm
+    centre = np.array(hub[:2])
+    if np.hypot(*(np.array(arm.hand) - centre)) <= np.hypot(*(np.array(arm.crossing) - centre)):
+        return arm
+    return replace(arm, crossing=arm.hand, hand=arm.crossing)
 
 
 def _hub_read(seen: Observation) -> bool:
