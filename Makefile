@@ -11,6 +11,10 @@ STEEP_HANDS := out/synth/steep-hand-v14
 EVAL_TABLES := out/synth/eval-table-v14
 # The same 200 tables photographed at a phone's resolution (issue 65: bigger photos must read no worse).
 PHONE_TABLES := out/synth/eval-table-phone-v14
+# The first 40 of them at 1920x1080 (the goals' least size) and at a phone's full 4032x3024 (FINDINGS: a
+# phone's full resolution must read at least as well as 1080p).
+HD_TABLES := out/synth/eval-table-1920-v14
+FULL_PHONE_TABLES := out/synth/eval-table-4032-v14
 # Tables laid with gaps and off-centre doubles: spacings train following was not tuned on (issue 65).
 SPACED_TABLES := out/synth/eval-table-spaced-v14
 # Hands of other makers: layouts and pips never learnt (issue 67).
@@ -122,6 +126,12 @@ eval: $(BIN)/hubcam
 	$(BIN)/hubcam synth --kind table --n 200 --seed 78 --size 2560x1920 --out $(PHONE_TABLES)
 	$(BIN)/hubcam eval --set $(PHONE_TABLES) --pipeline table --out out/eval/synth-table-phone
 	cp out/eval/synth-table-phone/summary.md benchmarks/results/eval-synth-table-phone.md
+	$(BIN)/hubcam synth --kind table --n 40 --seed 78 --size 1920x1080 --out $(HD_TABLES)
+	$(BIN)/hubcam eval --set $(HD_TABLES) --pipeline table --out out/eval/synth-table-1920
+	cp out/eval/synth-table-1920/summary.md benchmarks/results/eval-synth-table-1920.md
+	$(BIN)/hubcam synth --kind table --n 40 --seed 78 --size 4032x3024 --out $(FULL_PHONE_TABLES)
+	$(BIN)/hubcam eval --set $(FULL_PHONE_TABLES) --pipeline table --out out/eval/synth-table-4032
+	cp out/eval/synth-table-4032/summary.md benchmarks/results/eval-synth-table-4032.md
 	$(BIN)/hubcam synth --kind table --n 100 --seed 80 --gaps 2-6 --double-shift 0.3 --out $(SPACED_TABLES)
 	$(BIN)/hubcam eval --set $(SPACED_TABLES) --pipeline table --out out/eval/synth-table-spaced
 	cp out/eval/synth-table-spaced/summary.md benchmarks/results/eval-synth-table-spaced.md
