@@ -88,6 +88,10 @@ def marker_detector() -> cv2.aruco.ArucoDetector:
     parameters = cv2.aruco.DetectorParameters()
     parameters.minMarkerPerimeterRate = 0.01  # a marker at a far corner of a phone photo is small
     parameters.adaptiveThreshWinSizeMax = 53
+    # a far marker is 30 px of blur: its bits are read from the middle of each cell, finely sampled (the
+    # defaults, 4 px a cell and 13 % of its margin ignored, lost a webcam's far marker on a chequered cloth)
+    parameters.perspectiveRemovePixelPerCell = 8
+    parameters.perspectiveRemoveIgnoredMarginPerCell = 0.25
     parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(DICTIONARY), parameters)
 

@@ -83,6 +83,12 @@ def test_calibrate_markers_writes_the_page(tmp_path, capsys, suffix):
         assert out.read_bytes().startswith(b"%PDF")
 
 
+def test_a_far_blurred_marker_on_a_chequered_cloth_is_found():
+    """benchmarks.calibration_bench's webcam table 5: marker 0 is 30 px of blur at the far side."""
+    photo = table_photo(68 * 1000 + 5, (1280, 720))
+    assert sorted(find_markers(photo.image_bgr).corners_px) == [0, 1, 2, 3]
+
+
 def test_the_markers_and_their_spans_give_the_plane_to_a_millimetre_at_the_edge(marked, capsys, tmp_path):
     photo, folder = marked
     centres = [photo.marker_centres_mm[number] for number in MARKER_IDS]
