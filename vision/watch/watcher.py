@@ -791,7 +791,8 @@ def hub_scan(width: int, height: int, least_gain: float) -> list[tuple[int, int,
 def hand_inward(arm: Arm | None, hub: tuple[float, float, float] | None) -> Arm | None:
     """An arm seen inside the picture (by its length: its sleeve fades into the table before the edge)
     with its hand at the end nearer the hub: the players sit round the table, so an arm reaches in
-    towards the hub, and the end nearer the picture's edge (the gate's guess) may be the hand.
+    towards the hub, and the end nearer the picture's edge, the gate's guess at where it comes from,
+    may be its hand.
 
     >>> arm = Arm(crossing=(500.0, 170.0), hand=(1090.0, 420.0), at_edge=False)
     >>> hand_inward(arm, (640.0, 360.0, 50.0)).hand
