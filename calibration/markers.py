@@ -28,9 +28,10 @@ PX_PER_MM = 8
 """The sheet's resolution (about 200 dpi): a marker's cell is a whole number of pixels."""
 EDGE_SAMPLES = 24
 """Points found along each side of a marker, to fit its edge by a line."""
-EDGE_REACH = 0.4
+EDGE_REACH = 0.6
 """Each edge point is looked for within this share of a marker's cell either side of the side found:
-its black border is one cell wide, and the paper round it wider."""
+its black border is one cell wide, and the paper round it wider. (0.4 left a far webcam marker's
+corners 2-3 px off where ArUco's outline had shrunk more than that: calibration_bench's webcam table 9.)"""
 SEARCH_SIDE_PX = 2000
 """Markers are searched for in a copy at most this large; the corners are refined in the photo itself."""
 
@@ -133,15 +134,18 @@ def refined_corners(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     reach = max(1.5, EDGE_REACH * side / 7)
     offsets = np.arange(-reach, reach + 1e-9, 0.25)
     lines = []
+    middle = quad.mean(axis=0)
     for start, end in zip(quad, np.roll(quad, -1, axis=0), strict=True):
         along = (end - start) / max(float(np.linalg.norm(end - start)), 1e-9)
         normal = np.array([-along[1], along[0]])
+        if np.dot(normal, (start + end) / 2 - middle) < 0:
+            normal = -normal  # outwards: from the black border to the paper, the light rises
         shares = np.linspace(0.15, 0.85, EDGE_SAMPLES)
         centres = start + np.outer(shares, end - start)
         xs = (centres[:, :1] + offsets[None] * normal[0]).astype(np.float32)
         ys = (centres[:, 1:] + offsets[None] * normal[1]).astype(np.float32)
         profile = cv2.remap(smooth, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        slope = np.abs(np.diff(profile, axis=1))
+        slope = np.diff(profile, axis=1)  # rising only: the paper's own edge on a dark cloth falls
         points = []
         for row, values in enumerate(slope):
             peak = int(np.argmax(values))
