@@ -16,12 +16,12 @@ from api.cli import main
 from api.cli.common import UsageError
 from api.cli.read import seat_map
 from calibration.board import board_image
-from calibration.markers import MARKER_IDS, MARKER_MM, find_markers, markers_sheet
+from calibration.markers import MARKER_IDS, find_markers, markers_sheet
 from calibration.profile import CameraPart, Profile, ProfileError, TablePart, read_profile, write_camera, write_table
 from calibration.seats import SeatsError, checked_seats, seats_from_markers
 from calibration.table import through, undistort
 from datasets.synth.board_photos import wood
-from datasets.synth.table_markers import seats_photo, table_photo
+from datasets.synth.table_markers import marker_corners_mm, seats_photo, table_photo
 
 MARKED_SEED = 1
 """A rendered table whose four markers are all in view (a 1280x720 camera with barrel distortion)."""
@@ -93,17 +93,9 @@ def test_a_far_markers_corners_are_found_within_a_pixel():
     """benchmarks.calibration_bench's webcam table 9: markers 2 and 3 are 27 px wide, ArUco's outline of
     them shrunk by 2-3 px; each edge is looked for far enough out to be found again."""
     photo = table_photo(68 * 1000 + 9, (1280, 720))
-    half = MARKER_MM / 2
     for number, quad in find_markers(photo.image_bgr).corners_px.items():
-        turn = photo.marker_turns[number]
-        rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rotation.T
-        truth = photo.project(photo.marker_centres_mm[number] + square)
-        off = min(
-            float(np.linalg.norm(np.roll(order, shift, axis=0) - quad, axis=1).max())
-            for order in (truth, truth[::-1])
-            for shift in range(4)
-        )
+        truth = photo.project(marker_corners_mm(photo.marker_centres_mm[number], photo.marker_turns[number]))
+        off = float(np.linalg.norm(truth - quad, axis=1).max())  # both in the printed order
         assert off < 1.0, (number, off)
 
 

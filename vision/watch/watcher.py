@@ -210,7 +210,7 @@ class Watcher:
         self.arm = hand_inward(change.arm, self.hub)
         seen = self._read(frame_bgr)
         self.grey = table_grey(frame_bgr)
-        self.look_whole = seen.layout is None or seen.layout.hub is None
+        self.look_whole = not _hub_read(seen)
         if self.look_whole:
             self.gate.read_again()  # no hub in sight (a hand resting over it? moved?): read all again once quiet
             return []
