@@ -27,6 +27,7 @@ class Readers:
         self._lock = threading.Lock()
         self._scorers: dict[int | None, Any] = {}
         self._tables: dict[int | None, Any] = {}
+        self._watch_tables: dict[int, Any] = {}
         self.at_table = AtTheTable(None if profile is None else read_profile(profile))
 
     @property
@@ -77,7 +78,12 @@ class Readers:
 
         def read(image: np.ndarray) -> Any:
             with self._lock:
-                return self._table(highest)(image)
+                if highest not in self._watch_tables:
+                    from models import WATCH_COUNTER
+                    from vision.table_reader import TableReader
+
+                    self._watch_tables[highest] = TableReader(highest=highest, counter=WATCH_COUNTER)
+                return self._watch_tables[highest](image)
 
         return read
 

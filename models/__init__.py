@@ -15,6 +15,9 @@ COUNTER = FOLDER / "pip-counter" / "model.onnx"
 """Counts the pips on one half of a tile: the hand scorer's."""
 TABLE_COUNTER = FOLDER / "table-counter" / "model.onnx"
 """Counts the pips on one half of a tile, taught tables too (their tiles are smaller): the table reader's."""
+WATCH_COUNTER = FOLDER / "watch-counter" / "model.onnx"
+"""The table counter taught video frames too (a watched table's tiles are 20-50 px, blurred, blocky): the
+watcher's."""
 PIP_PEAKS = FOLDER / "pip-heatmap" / "model.onnx"
 """Counts the pips on one half as the peaks of a pip-centre heatmap: it overrules the counters where
 ``vision.read.fusion`` says (layouts they never learnt)."""

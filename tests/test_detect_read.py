@@ -342,6 +342,31 @@ def test_tiles_cut_by_the_frame_are_not_taught_to_the_counter():
     assert maps.shape == (len(halves), 0, 0)  # pip maps only for a peak counter
 
 
+def test_a_filmed_rounds_frames_teach_the_halves_of_their_whole_face_up_tiles():
+    from datasets.synth.scene import FULL
+    from datasets.synth.video_frames import round_frames
+    from models.train.counter import (
+        FRAME_PICKS,
+        FRAME_SIZE,
+        FRAME_WHOLE_SHARE,
+        MIN_FRAME_SHORT_SIDE_PX,
+        HalvesJob,
+        scene_halves,
+    )
+
+    wanted = [
+        pips
+        for _, label in round_frames(6, FRAME_SIZE, FRAME_PICKS, FRAME_WHOLE_SHARE)
+        for tile in label["tiles"]
+        if tile["pose"] == "face_up" and not tile["cut"] and not tile["unreadable"]
+        and np.linalg.norm(np.subtract(tile["corners"][1], tile["corners"][0])) >= MIN_FRAME_SHORT_SIDE_PX
+        for pips in tile["pips"]
+    ]  # fmt: skip
+    halves, counts, maps = scene_halves(HalvesJob(6, FULL, kind="frames"))
+    assert len(wanted) > 20 and counts.tolist() == wanted
+    assert halves.shape == (len(wanted), 48, 48, 3) and maps.shape == (len(wanted), 0, 0)
+
+
 def test_printed_backs_are_taught_as_no_count_only_in_back_scenes():
     import dataclasses
 

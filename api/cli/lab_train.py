@@ -27,6 +27,8 @@ EXTRA_SCENES = (
      "(CounterRecipe.back_scenes)"),
     ("--table-scenes", "pips: extra table scenes, whose tiles are smaller in the photo than a hand's "
      "(CounterRecipe.table_scenes)"),
+    ("--frame-rounds", "pips: extra filmed rounds' video frames, as hubcam watch reads them "
+     "(CounterRecipe.frame_rounds)"),
     ("--standing-scenes", "verifier: extra scenes with standing tiles seen from lower down "
      "(VerifierRecipe.standing_scenes)"),
 )  # fmt: skip
@@ -236,7 +238,7 @@ RECIPES = {
         fields={**COMMON, "scenes": unless_none("scenes"), "half_px": or_recipes("half_px"), "widths": counter_widths,
                 "start_from": path_text("start_from")}
         | {name: given(name) for name in ("high_scenes", "glossy", "strided_stem", "makers", "peaks",
-                                          "bright_scenes", "back_scenes", "table_scenes")},
+                                          "bright_scenes", "back_scenes", "table_scenes", "frame_rounds")},
     ),
     "verifier": TrainingRecipe(
         "models.train.verifier", "VerifierRecipe", Path("models/tile-verifier"),

@@ -56,8 +56,11 @@ def table_reader(
 def table_watcher(
     players: int, highest: int, seats: Seats | None, starter: int, models: Models | None = None
 ) -> Watcher:
-    """``hubcam watch``'s pipeline: the stability gate, ``hubcam analyze``'s reader on each new stable
-    frame, and the engine judging each play in unknown-hands mode."""
+    """``hubcam watch``'s pipeline: the stability gate, ``hubcam analyze``'s reader with the watch counter
+    (``models.WATCH_COUNTER``, unless ``models`` names another) on each new stable frame, and the engine
+    judging each play in unknown-hands mode."""
+    from models import WATCH_COUNTER
     from vision.watch.watcher import Watcher
 
-    return Watcher(table_reader(models, highest), players=players, highest=highest, seats=seats, starter=starter)
+    reader = table_reader({"counter": WATCH_COUNTER, **(models or {})}, highest)
+    return Watcher(reader, players=players, highest=highest, seats=seats, starter=starter)

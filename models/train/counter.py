@@ -61,6 +61,15 @@ BACK_SEED_OFFSET = 13
 """The seed offset of ``CounterRecipe.back_scenes``."""
 TABLE_SEED_OFFSET = 17
 """The seed offset of ``CounterRecipe.table_scenes``."""
+FRAME_SEED_OFFSET = 19
+"""The seed offset of ``CounterRecipe.frame_rounds``."""
+FRAME_SIZE = (1280, 720)
+"""The video frame ``CounterRecipe.frame_rounds`` are filmed at (``hubcam synth --kind video``'s)."""
+FRAME_PICKS, FRAME_WHOLE_SHARE = 3, 0.3
+"""A round's states photographed, and the share also given as the whole frame (``datasets.synth.video_frames``)."""
+MIN_FRAME_SHORT_SIDE_PX = 9
+"""A video frame's tiles narrower than this are left out: a watch reads tiles of 20 px and more (12 px wide),
+and only the pip colours tell their halves apart there."""
 BACKS_SHOWN = {"printed_backs": 1.0, "face_down_share": 1.0, "most_face_down": 4}
 """The options of ``CounterRecipe.back_scenes``: every set's backs printed, and one to four tiles face down
 in every hand."""
@@ -98,6 +107,10 @@ class CounterRecipe:
     """Extra table scenes (trains round a hub): their tiles are smaller in the photo than a hand's (a
     1280 x 960 table's median tile 64 px long, its halves about 32 px before they are cut at 48), and
     a counter taught only hands read 0.83 of them exactly on their labelled corners (generator 14)."""
+    frame_rounds: int = 0
+    """Extra rounds' video frames (``datasets.synth.video_frames``: the play region and the whole frame,
+    with the light's drift, blur and the codec's blocks): a watched table's tiles are 20-50 px long,
+    and the table-taught counter read 0.34-0.76 of their halves at 20-35 px on their labelled corners."""
     start_from: str = ""
     """A counter's ONNX export to go on training from (``models.train.smallnet.from_onnx``), not from nothing;
     one without the 20th output gains it (``models.train.smallnet.from_onnx`` grows the last layer)."""
@@ -136,6 +149,8 @@ def scene_halves(job: HalvesJob) -> Halves:
     the frame left out), cut at ``half_px``; with ``job.backs`` the halves of face-down tiles wholly in
     view of a set with printed backs, as BACK, but for those read blank (``read_blank``)."""
     seed, options = job.seed, job.options
+    if job.kind == "frames":
+        return frame_halves(job)
     rng = np.random.default_rng(seed)
     scene = make_scene(job.kind, seed, options)
     image, label = render(scene, (1280, 960), options)
@@ -169,6 +184,28 @@ def scene_halves(job: HalvesJob) -> Halves:
         classes[of_backs & read_blank(halves, teacher)] = -1  # a bar or plain body: blank, costing nothing
     taught = classes >= 0
     return halves[taught], classes[taught], maps[taught]
+
+
+def frame_halves(job: HalvesJob) -> Halves:
+    """The halves of one filmed round's face-up tiles wholly in view (``FRAME_PICKS`` of its states, each
+    as the watcher reads it), cut as ``scene_halves`` cuts a scene's; no pip maps."""
+    from datasets.synth.video_frames import round_frames
+
+    rng = np.random.default_rng(job.seed)
+    half_px = job.recipe.half_px
+    halves, counts = [], []
+    for image, label in round_frames(job.seed, FRAME_SIZE, FRAME_PICKS, FRAME_WHOLE_SHARE):
+        corners = []
+        for tile in label["tiles"]:
+            quad = np.array(tile["corners"], np.float32)
+            if tile["pose"] != FACE_UP or tile["cut"] or tile["unreadable"]:
+                continue
+            if np.linalg.norm(quad[1] - quad[0]) < MIN_FRAME_SHORT_SIDE_PX:
+                continue
+            corners.append(loosen(quad, rng) if rng.random() < LOOSE_SHARE else quad)
+            counts += list(tile["pips"])
+        halves.append(cut_halves(image, corners, half_px))
+    return np.concatenate(halves), np.array(counts, dtype=np.int64), np.zeros((len(counts), 0, 0), np.float32)
 
 
 def pip_places(
@@ -427,6 +464,7 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
         (recipe.bright_scenes, BRIGHT_SEED_OFFSET, dataclasses.replace(looks, bright_sets=1.0), False, "hand"),
         (recipe.back_scenes, BACK_SEED_OFFSET, dataclasses.replace(looks, **BACKS_SHOWN), True, "hand"),
         (recipe.table_scenes, TABLE_SEED_OFFSET, looks, False, "table"),
+        (recipe.frame_rounds, FRAME_SEED_OFFSET, looks, False, "frames"),
     )
     for scenes, offset, options, backs, kind in extras:
         if scenes:
@@ -434,8 +472,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             halves, counts, maps = (np.concatenate(pair) for pair in zip((halves, counts, maps), extra, strict=True))
     if len(halves) == 0:
         raise ValueError(
-            "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes, back_scenes "
-            "or table_scenes)"
+            "no halves to learn from: render some scenes (scenes, high_scenes, bright_scenes, back_scenes, "
+            "table_scenes or frame_rounds)"
         )
     held, used = held_out(len(halves), recipe.seed)
     model = train(halves[used], counts[used], recipe, checkpoint, maps[used])
@@ -462,7 +500,8 @@ def train_and_export(out_dir: Path, recipe: CounterRecipe, resume: bool = False)
             f"{recipe.high_scenes} dealt from double-15 and double-18 sets (seed {recipe.seed + HIGH_SEED_OFFSET}), "
             f"{recipe.bright_scenes} of bright sets (seed {recipe.seed + BRIGHT_SEED_OFFSET}), "
             f"{recipe.back_scenes} with printed backs face down (seed {recipe.seed + BACK_SEED_OFFSET}), "
-            f"and {recipe.table_scenes} table scenes (seed {recipe.seed + TABLE_SEED_OFFSET}), "
+            f"{recipe.table_scenes} table scenes (seed {recipe.seed + TABLE_SEED_OFFSET}), "
+            f"and {recipe.frame_rounds} filmed rounds' frames (seed {recipe.seed + FRAME_SEED_OFFSET}), "
             f"{drawn_with}, "
             f"generator {GENERATOR_VERSION}"
         ),
