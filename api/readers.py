@@ -67,9 +67,7 @@ class Readers:
 
         image, _ = _decoded(data, name)
         with self._lock:
-            seen = self._table(None)(image)
-        hub = None if seen.hub is None else (seen.hub.centre, seen.hub.radius)
-        markers = [(marker.corners, marker.confidence) for marker in seen.markers]
+            hub, markers = self._table(None)(image).hub_and_markers()
         return seats_from_photo(image, hub, markers, players, first_deg)
 
     def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:

@@ -244,6 +244,12 @@ class Observation:
             height=height,
         )
 
+    def hub_and_markers(self) -> tuple[tuple[tuple[float, float], float] | None, list[tuple[np.ndarray, float]]]:
+        """The hub (centre, radius) and each marker's (corners, confidence), as plain values: what
+        ``calibration.seats.seats_from_photo`` draws the seat map from (calibration knows no vision)."""
+        hub = None if self.hub is None else (self.hub.centre, self.hub.radius)
+        return hub, [(marker.corners, marker.confidence) for marker in self.markers]
+
     def twin_of(self, index: int) -> int | None:
         """For a tile left out as read like a surer one (``Reason.READ_ALIKE``), that counted tile's index."""
         tile = self.tiles[index]

@@ -351,9 +351,7 @@ def _seats_from_photo(args: argparse.Namespace) -> dict[str, Any]:
         image = read_photo(args.photo)
     except PhotoError as error:
         raise UsageError(str(error)) from None
-    seen = table_reader()(image)
-    hub = None if seen.hub is None else (seen.hub.centre, seen.hub.radius)
-    markers = [(marker.corners, marker.confidence) for marker in seen.markers]
+    hub, markers = table_reader()(image).hub_and_markers()
     try:
         return seats_from_photo(image, hub, markers, args.players, args.first, args.mexican)
     except SeatsError as error:
