@@ -398,6 +398,19 @@ def test_a_misread_play_mended_is_judged_again_with_the_plays_after_it():
     assert referee.amend(Tile(9, 8), Tile(9, 7), 0) is False  # never laid
 
 
+def test_a_tile_judged_illegal_and_then_built_on_is_taken_as_laid():
+    referee = WatchReferee.start(watch_rules(players=2, highest=9), engine=9, starter=0)
+    assert referee.play(0, Tile(9, 3), 0).verdict.legal
+    assert referee.play(1, Tile(3, 4), 0).verdict.reason == "train_not_eligible"  # its marker missed, say
+    assert referee.open_end(0) == 3 and referee.state.turn == 1
+    assert not referee.built_on(0, [(9, 5), (5, 4)])  # not where the engine's train begins
+    assert not referee.built_on(0, [(9, 3)])  # nothing left out
+    assert not referee.built_on(0, [(9, 3), (3, 9)])  # a tile on the table elsewhere (the engine)
+    assert referee.built_on(0, [(9, 3), (3, 4)])  # a tile laid past it: the players took it
+    assert referee.open_end(0) == 4 and referee.state.turn == 1 and Tile(3, 4) in referee.state.on_table
+    assert referee.play(1, Tile(9, 2), 1).verdict.legal and referee.play(0, Tile(4, 2), 0).verdict.legal
+
+
 def test_a_tile_laid_after_a_misread_one_mends_it_rather_than_being_flagged():
     """Seat 0's 9-6 on the Mexican train is read 9-4 (its outer half unsure between 4 and 6); seat 1
     lays the 6-2 after it, its inner half surely a 6: the 9-4 was a 9-6, and the 6-2 is legal."""
