@@ -26,8 +26,7 @@ class Readers:
 
         self._lock = threading.Lock()
         self._scorers: dict[int | None, Any] = {}
-        self._tables: dict[int | None, Any] = {}
-        self._watch_tables: dict[int, Any] = {}
+        self._tables: dict[tuple[int | None, bool], Any] = {}
         self.at_table = AtTheTable(None if profile is None else read_profile(profile))
 
     @property
@@ -76,23 +75,21 @@ class Readers:
 
         def read(image: np.ndarray) -> Any:
             with self._lock:
-                if highest not in self._watch_tables:
-                    from models import WATCH_COUNTER
-                    from vision.table_reader import TableReader
-
-                    self._watch_tables[highest] = TableReader(highest=highest, counter=WATCH_COUNTER)
-                return self._watch_tables[highest](image)
+                return self._table(highest, watching=True)(image)
 
         return read
 
-    def _table(self, highest: int | None) -> Any:
+    def _table(self, highest: int | None, watching: bool = False) -> Any:
         """The table reader for a double-``highest`` set (None: judged from the photo), made on first use;
-        called under the lock."""
-        if highest not in self._tables:
+        ``watching``: the watcher's, counting pips with the watch counter (``models.WATCH_COUNTER``).
+        Called under the lock."""
+        if (highest, watching) not in self._tables:
+            from models import WATCH_COUNTER
             from vision.table_reader import TableReader
 
-            self._tables[highest] = TableReader(highest=highest)
-        return self._tables[highest]
+            models = {"counter": WATCH_COUNTER} if watching else {}
+            self._tables[highest, watching] = TableReader(highest=highest, **models)
+        return self._tables[highest, watching]
 
 
 def _decoded(data: bytes, name: str) -> tuple[np.ndarray, float]:

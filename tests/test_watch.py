@@ -405,6 +405,7 @@ def test_a_tile_judged_illegal_and_then_built_on_is_taken_as_laid():
     assert referee.open_end(0) == 3 and referee.state.turn == 1
     assert not referee.built_on(0, [(9, 5), (5, 4)])  # not where the engine's train begins
     assert not referee.built_on(0, [(9, 3)])  # nothing left out
+    assert not referee.built_on(0, [(9, 3), None])  # a tile not known
     assert not referee.built_on(0, [(9, 3), (3, 9)])  # a tile on the table elsewhere (the engine)
     assert referee.built_on(0, [(9, 3), (3, 4)])  # a tile laid past it: the players took it
     assert referee.open_end(0) == 4 and referee.state.turn == 1 and Tile(3, 4) in referee.state.on_table

@@ -273,22 +273,23 @@ class WatchReferee:
                 return True
         return False
 
-    def built_on(self, train: TrainRef, lying: Sequence[tuple[int, int]]) -> bool:
+    def built_on(self, train: TrainRef, lying: Sequence[tuple[int, int] | None]) -> bool:
         """The tiles ``lying`` on ``train`` (inner, outer, from the hub), where a tile is being laid after
         them: those past the engine's train, judged illegal and left out, were taken by the players as
         laid, so they are put on it as they lie (the table decides what comes next; their verdicts
-        stand), the turn as it is. False where the engine's train is not where ``lying`` begins, or a
-        tile of them is on the table elsewhere."""
+        stand), the turn as it is. False where a tile of them is unknown (None), the engine's train is
+        not where ``lying`` begins, or a tile of them is on the table elsewhere."""
         index = self.state.train_index(train)
-        if index is None:
+        tiles = [pair for pair in lying if pair is not None]
+        if index is None or len(tiles) < len(lying):
             return False
         laid = self.state.trains[index].tiles
-        extra = [Tile(*pair) for pair in lying[len(laid) :]]
-        same = [Tile(*pair) for pair in lying[: len(laid)]] == [Tile(*pair) for pair in laid]
+        extra = [Tile(*pair) for pair in tiles[len(laid) :]]
+        same = [Tile(*pair) for pair in tiles[: len(laid)]] == [Tile(*pair) for pair in laid]
         if not extra or not same or len(set(extra)) < len(extra) or set(extra) & self.state.on_table:
             return False
         trains = list(self.state.trains)
-        trains[index] = replace(trains[index], tiles=(*laid, *lying[len(laid) :]), open_end=lying[-1][1])
+        trains[index] = replace(trains[index], tiles=(*laid, *tiles[len(laid) :]), open_end=tiles[-1][1])
         self.state = replace(self.state, trains=tuple(trains))
         return True
 

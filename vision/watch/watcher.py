@@ -615,9 +615,7 @@ class Watcher:
         if player != self.referee.state.turn:
             left = self.referee.resync(player, self._markers_seen())  # passes behind markers out are unseen
             events += [self._unsatisfied(each, stamp) for each in left]
-        lying = known.tiles[:-1]
-        if all(pair is not None for pair in lying):  # a tile laid past one judged illegal: it was taken
-            self.referee.built_on(train_ref, [pair for pair in lying if pair is not None])
+        self.referee.built_on(train_ref, known.tiles[:-1])  # a tile laid past one judged illegal: it was taken
         judged = self.referee.play(player, chosen.tile, train_ref)
         events += [self._unsatisfied(left, stamp) for left in judged.unsatisfied]
         verdict = judged.verdict
