@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from calibration.profile import ProfileError
+from calibration.apply import AtTheTable, plane_at
+from calibration.profile import ProfileError, TablePart
 from vision.photo import PhotoError, decode_photo
 from vision.table_analysis import Seats, TableAnalysis
 
@@ -21,7 +22,6 @@ class Readers:
     def __init__(self, profile: Path | None = None) -> None:
         """``profile``: a calibration profile whose table part and seats part table photos are read with
         (``Settings.profile``)."""
-        from calibration.apply import AtTheTable
         from calibration.profile import read_profile
 
         self._lock = threading.Lock()
@@ -47,14 +47,19 @@ class Readers:
         result: dict[str, Any] = seen.to_json(name, timings=True)
         return result
 
-    def analyze(self, data: bytes, name: str, seats: Seats | None = None) -> TableAnalysis:
-        """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``, else the profile's);
-        raises PhotoError for a bad photo."""
+    def analyze(
+        self, data: bytes, name: str, seats: Seats | None = None, table: TablePart | None = None
+    ) -> TableAnalysis:
+        """What ``hubcam analyze`` says of one photo's bytes (owners from ``seats``, else the profile's; read
+        again square-on by ``table``'s plane, else the profile's); raises PhotoError for a bad photo, or one
+        the plane was not measured for."""
         image, decode_ms = _decoded(data, name)
+        size = (image.shape[1], image.shape[0])
         try:
-            plane = self.at_table.plane((image.shape[1], image.shape[0]))
+            plane = self.at_table.plane(size) if table is None else plane_at(table, size)
         except ProfileError as error:
-            raise PhotoError(f"the service's calibration profile: {error}") from None
+            whose = "the service's calibration profile" if table is None else "the table's plane sent"
+            raise PhotoError(f"{whose}: {error}") from None
         with self._lock:
             seen = self._table(None).read(image, plane).with_decode(decode_ms)
         return TableAnalysis.of(seen, name, seats or self.seats, timings=True)
@@ -68,6 +73,29 @@ class Readers:
         with self._lock:
             hub, markers = self._table(None)(image).hub_and_markers()
         return seats_from_photo(image, hub, markers, players, first_deg)
+
+    def table_from(
+        self, data: bytes, name: str, tile_mm: float, span_mm: tuple[float, float] | None = None
+    ) -> dict[str, Any]:
+        """The table's plane from one photo (``hubcam calibrate table PHOTO --json``'s answer), by the four
+        table markers, else the hub and engine, through the profile's camera where it has one; raises
+        PhotoError for a bad photo or one that is not that camera's, TableError (a ValueError) where
+        neither markers nor hub make a plane."""
+        from calibration.table import table_from_photo
+        from vision.square_on_view import hub_seen
+
+        image, _ = _decoded(data, name)
+        camera = None if self.at_table.profile is None else self.at_table.profile.camera
+        size = (image.shape[1], image.shape[0])
+        if camera is not None and camera.image_size != size:
+            raise PhotoError(
+                f"the photo is {size[0]}x{size[1]} but the service's camera was calibrated on "
+                f"{camera.image_size[0]}x{camera.image_size[1]} photos (expected that camera's photos at that size)"
+            )
+        with self._lock:
+            hub = hub_seen(self._table(None)(image))
+        part, fit_px = table_from_photo(image, hub, tile_mm, camera, span_mm)
+        return part.to_json() | {"marker_fit_px": fit_px, "camera": "profile" if camera else "assumed"}
 
     def watch_reader(self, highest: int) -> Callable[[np.ndarray], Any]:
         """The live watcher's table reader for a double-``highest`` set (``hubcam watch``'s): one per set,

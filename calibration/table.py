@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.markers import MARKER_IDS, MARKER_MM, MarkerError
+from calibration.markers import MARKER_IDS, MARKER_MM, MarkerError, find_markers
 from calibration.profile import CameraPart, TablePart
 
 ASSUMED_HFOV_DEG = 60.0
@@ -136,6 +136,19 @@ def undistort(points: np.ndarray, camera_matrix: np.ndarray, distortion: np.ndar
         np.asarray(points, np.float64).reshape(-1, 1, 2), camera_matrix, distortion, P=camera_matrix, criteria=criteria
     )
     return np.asarray(moved, np.float64).reshape(-1, 2)
+
+
+def table_from_photo(
+    image_bgr: np.ndarray,
+    hub: HubSeen | None,
+    tile_mm: float,
+    camera: CameraPart | None = None,
+    span_mm: tuple[float, float] | None = None,
+) -> tuple[TablePart, float | None]:
+    """``hubcam calibrate table``'s (and ``POST /calibrate/table``'s) table part of one photo: by the table
+    markers found in it, else by ``hub`` (the hub and engine as read); and the markers' fit error in pixels.
+    A ValueError (MarkerError, TableError) says why there is none."""
+    return table_part(image_bgr, find_markers(image_bgr).corners_px, hub, tile_mm, camera, span_mm)
 
 
 def table_part(

@@ -246,6 +246,30 @@ def test_the_seats_are_read_from_a_photo_of_the_markers(served: str, browser_pag
     assert sorted(seats.owner(angle) for angle in turned) == [0, 1, 2, 3], "each seat owns one marked slot"
 
 
+def test_the_table_plane_is_measured_from_a_photo_of_the_markers(
+    served: str, browser_page: Any, tmp_path: Path
+) -> None:
+    from datasets.synth.table_markers import table_photo
+
+    page = browser_page
+    new_game(page, served)
+    page.click("#table-plane-step summary")
+    page.click("#table-from-photo")
+    assert "No photo of the table" in wait_for_text(page, "#watch-status", "No photo")
+    cv2.imwrite(str(tmp_path / "table.png"), table_photo(1).image_bgr)  # four markers, a camera 45 degrees off
+    page.set_input_files("#table-photo", str(tmp_path / "table.png"))
+    wait_for_text(page, "#check-status", " ms")
+    page.click("#table-from-photo")
+    said = wait_for_text(page, "#watch-status", "Table plane by")
+    assert "the four markers" in said and "tilted" in said, said
+    assert json.loads(page.input_value("#table-plane"))["method"] == "markers"
+    page.set_input_files("#table-photo", str(tmp_path / "table.png"))  # checked again, through the plane
+    wait_for_text(page, "#check-status", " ms")
+    page.fill("#table-plane", "{")
+    page.click("#check")
+    assert "table: not JSON" in wait_for_text(page, "#alerts", "not checked")
+
+
 def test_a_rejoin_with_a_wrong_token_is_told_so(served: str, browser_page: Any) -> None:
     page = browser_page
     created = httpx2.post(f"{served}/games", json={"rules": {"players": 2, "set": 9}, "names": ["Ann", "Bo"]}).json()

@@ -451,6 +451,36 @@ def test_a_profile_reads_every_table_through_it(tmp_path: Path) -> None:
         assert answer.status_code == 422 and f"{width}x{height} photos, this one is {width}x{width}" in answer.text
 
 
+def test_the_table_plane_is_measured_from_a_photo_and_read_through(client: TestClient) -> None:
+    from datasets.synth.table_markers import table_photo
+
+    photo = table_photo(1)  # its four markers in view, the camera 45 degrees off straight down
+    files = {"photo": ("table.jpg", jpeg(photo.image_bgr), "image/jpeg")}
+    answer = client.post("/calibrate/table", files=files)
+    assert answer.status_code == 200, answer.text
+    plane = answer.json()
+    assert plane["method"] == "markers" and plane["camera"] == "assumed" and plane["image_size"] == [1280, 720]
+    assert plane["marker_fit_px"] < 1.0 and 35 < plane["tilt_deg"] < 55
+    plain = client.post("/analyze", files=files).json()
+    through = client.post("/analyze", files=files, data={"table": json.dumps(plane)}).json()
+    assert "square-on" not in plain["timings_ms"] and "square-on" in through["timings_ms"], "read again from above"
+    square = {"photo": ("square.jpg", jpeg(np.zeros((720, 720, 3), np.uint8)), "image/jpeg")}
+    answer = client.post("/analyze", files=square, data={"table": json.dumps(plane)})
+    assert answer.status_code == 422 and "the table's plane sent" in answer.text and "1280x720" in answer.text
+
+
+def test_a_table_plane_refused_says_why(client: TestClient) -> None:
+    wood = {"photo": ("wood.jpg", jpeg(np.full((480, 640, 3), (60, 110, 160), np.uint8)), "image/jpeg")}
+    answer = client.post("/calibrate/table", files=wood)
+    assert answer.status_code == 422 and "no table markers and no hub found" in answer.text
+    answer = client.post("/calibrate/table", files=wood, data={"span_across_mm": "500"})
+    assert answer.status_code == 422 and "give both spans, or neither" in answer.text
+    assert client.post("/calibrate/table", files=wood, data={"tile_mm": "0"}).status_code == 422
+    for table, said in (("{", "table: not JSON"), ('{"image_size": [4, 3]}', "table: missing image_to_table")):
+        answer = client.post("/analyze", files=wood, data={"table": table})
+        assert answer.status_code == 422 and said in answer.text, answer.text
+
+
 def test_the_seats_are_calibrated_from_a_photo_of_the_markers(client: TestClient) -> None:
     from datasets.synth.table_markers import seats_photo
     from vision.table_analysis import Seats

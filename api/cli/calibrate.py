@@ -232,9 +232,8 @@ def _profile_for(args: argparse.Namespace) -> Profile | None:
 def run_table(args: argparse.Namespace) -> int:
     """The markers searched for first; without any, the hub and the engine as ``hubcam analyze`` reads them."""
     from api.cli.pipelines import table_reader
-    from calibration.markers import MarkerError, find_markers
     from calibration.profile import ProfileError, write_table
-    from calibration.table import table_part
+    from calibration.table import table_from_photo
     from vision.photo import PhotoError, read_photo
     from vision.square_on_view import hub_seen
 
@@ -254,14 +253,10 @@ def run_table(args: argparse.Namespace) -> int:
             f"{args.photo} is {size[0]}x{size[1]} but the profile's camera was calibrated on "
             f"{camera.image_size[0]}x{camera.image_size[1]} photos (expected a photo by that camera at that size)"
         )
-    try:
-        markers = find_markers(image)
-    except MarkerError as error:
-        raise UsageError(f"{args.photo}: {error}") from None
     hub = hub_seen(table_reader()(image))
     span = None if args.span_mm is None else (args.span_mm[0], args.span_mm[1])
     try:
-        part, fit_px = table_part(image, markers.corners_px, hub, args.tile_mm, camera, span)
+        part, fit_px = table_from_photo(image, hub, args.tile_mm, camera, span)
     except ValueError as error:  # MarkerError, TableError
         raise UsageError(f"{args.photo}: {error}") from None
     if args.out is not None:

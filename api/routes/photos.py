@@ -1,5 +1,6 @@
-"""Photos in, readings out: ``POST /score`` (a leftover hand), ``POST /analyze`` (a table) and ``POST
-/calibrate/seats`` (whose slot is whose, from the players' markers by the hub)."""
+"""Photos in, readings out: ``POST /score`` (a leftover hand), ``POST /analyze`` (a table), ``POST
+/calibrate/table`` (the table's plane) and ``POST /calibrate/seats`` (whose slot is whose, from the
+players' markers by the hub)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import ReadersDep
+from calibration.profile import TablePart
 from vision.table_analysis import Seats
 
 router = APIRouter(tags=["photos"])
@@ -29,6 +31,13 @@ async def analyze(
     photo: Annotated[UploadFile, File()],
     readers: ReadersDep,
     seats: Annotated[str | None, Form(description='{"slots": {"<angle>": seat}, "mexican": <angle>}')] = None,
+    table: Annotated[
+        str | None,
+        Form(
+            description="the table's plane, as POST /calibrate/table answers it: a slanted photo is read "
+            "again square-on (in place of the service's profile's)"
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     seat_map = None
     if seats:
@@ -36,9 +45,36 @@ async def analyze(
             seat_map = Seats.from_json(json.loads(seats))
         except ValueError as error:
             raise HTTPException(422, f"seats: {error}") from None
+    plane = None
+    if table:
+        try:
+            plane = TablePart.from_json(json.loads(table))  # a field amiss: a ProfileError naming it, answered 422
+        except json.JSONDecodeError as error:
+            raise HTTPException(422, f"table: not JSON ({error})") from None
     data = await photo.read()
-    analysis = await run_in_threadpool(readers.analyze, data, photo_name(photo), seat_map)
+    analysis = await run_in_threadpool(readers.analyze, data, photo_name(photo), seat_map, plane)
     return analysis.to_json()
+
+
+@router.post(
+    "/calibrate/table",
+    summary="The table's plane from one photo, by the four table markers at its corners or else the hub and "
+    "engine (hubcam calibrate table PHOTO --json)",
+)
+async def calibrate_table(
+    photo: Annotated[UploadFile, File()],
+    readers: ReadersDep,
+    tile_mm: Annotated[float, Form(gt=0, description="a tile's length: the scale without markers")] = 50.0,
+    span_across_mm: Annotated[
+        float | None, Form(gt=0, description="the markers' centres measured with a tape, 0 to 1")
+    ] = None,
+    span_down_mm: Annotated[float | None, Form(gt=0, description="... and 1 to 2")] = None,
+) -> dict[str, Any]:
+    if (span_across_mm is None) != (span_down_mm is None):
+        raise HTTPException(422, "span_across_mm and span_down_mm: give both spans, or neither")
+    span = None if span_across_mm is None or span_down_mm is None else (span_across_mm, span_down_mm)
+    data = await photo.read()  # a photo with neither markers nor hub: a ValueError saying so, answered 422
+    return await run_in_threadpool(readers.table_from, data, photo_name(photo), tile_mm, span)
 
 
 @router.post(

@@ -224,20 +224,15 @@ $("#check").addEventListener("click", async () => {
     return showAlerts([{ message: "The camera shows nothing yet: wait a moment, or upload a photo." }]);
   }
   if (!page.frame) return showAlerts([{ message: "Nothing to check: turn on the camera (Use the camera) or upload a photo of the table first." }]);
-  const canvas = new OffscreenCanvas(page.frame.width, page.frame.height);
-  canvas.getContext("2d").drawImage(page.frame, 0, 0);
-  await check(await canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 }));
+  await check(await jpegOf(page.frame));
 });
 
 // The seat map from the players' markers by their slots (/calibrate/seats): the camera's frame, or the photo shown.
 $("#seats-from-photo").addEventListener("click", async () => {
-  const video = $("#camera");
-  const frame = page.stream && video.videoWidth ? await createImageBitmap(video) : page.frame;
+  const frame = await shownFrame();
   if (!frame) return sayWatch("No photo of the hub yet: turn on the camera (Use the camera) or upload a photo first.", false);
-  const canvas = new OffscreenCanvas(frame.width, frame.height);
-  canvas.getContext("2d").drawImage(frame, 0, 0);
   const form = new FormData();
-  form.append("photo", await canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 }), "hub.jpg");
+  form.append("photo", await jpegOf(frame), "hub.jpg");
   form.append("players", String(page.game.names.length));
   const answer = await call("POST", "/calibrate/seats", form, true);
   if (!answer.ok) return sayWatch(`No seat map from the photo: ${answer.data.detail}`, false);
@@ -248,6 +243,36 @@ $("#seats-from-photo").addEventListener("click", async () => {
   );
   sayWatch(`Seat map from the markers: ${slots.join(", ")}, the Mexican train at ${answer.data.mexican}°.`, true);
 });
+
+// The table's plane from the four table markers, or the hub and engine (/calibrate/table): checks read through it.
+$("#table-from-photo").addEventListener("click", async () => {
+  const frame = await shownFrame();
+  if (!frame) return sayWatch("No photo of the table yet: turn on the camera (Use the camera) or upload a photo first.", false);
+  const form = new FormData();
+  form.append("photo", await jpegOf(frame), "table.jpg");
+  form.append("tile_mm", $("#tile-mm").value || "50");
+  const answer = await call("POST", "/calibrate/table", form, true);
+  if (!answer.ok) return sayWatch(`No table plane from the photo: ${answer.data.detail}`, false);
+  $("#table-plane").value = JSON.stringify(answer.data);
+  const how = answer.data.method === "markers" ? "the four markers" : "the hub and the tiles' length";
+  sayWatch(
+    `Table plane by ${how}: the camera is tilted ${answer.data.tilt_deg.toFixed(0)}° from straight down, a tile is ` +
+      `${answer.data.tile_px.toFixed(0)} px long. Checks read the table through it.`,
+    true,
+  );
+});
+
+// The camera's frame where it is on, else the photo shown; null without either.
+async function shownFrame() {
+  const video = $("#camera");
+  return page.stream && video.videoWidth ? await createImageBitmap(video) : page.frame;
+}
+
+async function jpegOf(frame) {
+  const canvas = new OffscreenCanvas(frame.width, frame.height);
+  canvas.getContext("2d").drawImage(frame, 0, 0);
+  return canvas.convertToBlob({ type: "image/jpeg", quality: 0.92 });
+}
 
 function stopCamera() {
   if (page.stream) page.stream.getTracks().forEach((track) => track.stop());
@@ -260,6 +285,8 @@ async function check(photo, name = "table.jpg") {
   $("#check-status").textContent = "checking...";
   const form = new FormData();
   form.append("photo", photo, name);
+  const plane = $("#table-plane").value.trim();
+  if (plane) form.append("table", plane); // the service says what is wrong with it
   const answer = await call("POST", "/analyze", form, true);
   $("#check-status").textContent = answer.ok ? `${answer.data.timings_ms?.total?.toFixed(0) ?? "?"} ms` : "";
   if (!answer.ok) {
