@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Container, Sequence
 
 import cv2
 import numpy as np
@@ -285,10 +286,10 @@ def test_an_arm_resting_in_view_is_waited_for(table):
     assert events[0]["frame"] >= 6 + 6 + 12  # not before the arm left
 
 
-def _hand_made(erased_after: int | None) -> list[dict]:
-    """Seat 0 lays the 4-4 on its 9-4; then every reading misses it. The frames show the
-    tiles as white boxes, a coin put down somewhere new each time (so each is a new stable picture);
-    from step ``erased_after`` on, the 4-4 is gone from the frames too."""
+def _hand_made(erased: Container[int] = (), sees: Sequence[bool] = (False,)) -> list[dict]:
+    """Seat 0 lays the 4-4 on its 9-4; then the readings see it or miss it as ``sees`` says, in turn (the
+    last for every reading after). The frames show the tiles as white boxes, a coin put down somewhere new
+    each step (so each is a new stable picture); at the steps ``erased`` the 4-4 is gone from the frames."""
     from vision.observation import Observation, Sighting
     from vision.trains import Hub, Layout
     from vision.trains import Train as LaidTrain
@@ -304,14 +305,15 @@ def _hand_made(erased_after: int | None) -> list[dict]:
             tuple(tiles[: 1 + laid]), 200, 160, layout=Layout(Hub((20.0, 100.0), 50.0), 0, (train,), (), ())
         )
 
-    readings = iter([reading(1), reading(2)])
+    readings = iter([reading(1), reading(2), *(reading(2 if seen else 1) for seen in sees)])
+    after = reading(2 if sees[-1] else 1)
     watcher = Watcher(
-        lambda frame: next(readings, reading(1)), players=3, highest=9, seats=Seats({0.0: 0, 120.0: 1, 240.0: 2})
+        lambda frame: next(readings, after), players=3, highest=9, seats=Seats({0.0: 0, 120.0: 1, 240.0: 2})
     )
     events = []
     for step in range(4):
         frame = np.full((160, 200, 3), 90, np.uint8)
-        for number, tile in enumerate(tiles[: 2 if step == 0 or (erased_after and step >= erased_after) else 3]):
+        for number, tile in enumerate(tiles[: 2 if step == 0 or step in erased else 3]):
             x0, y0 = tile.corners.min(axis=0).astype(int)
             x1, y1 = tile.corners.max(axis=0).astype(int)
             frame[y0:y1, x0:x1] = 230 - 20 * number
@@ -322,11 +324,18 @@ def _hand_made(erased_after: int | None) -> list[dict]:
 
 
 def test_a_reading_that_misses_a_tile_still_there_is_no_takeback():
-    assert [(e["event"], e["tile"]) for e in _hand_made(erased_after=None)] == [("play", "4-4")]
+    assert [(e["event"], e["tile"]) for e in _hand_made()] == [("play", "4-4")]
 
 
 def test_a_tile_gone_from_its_place_is_a_takeback():
-    assert [(e["event"], e["tile"]) for e in _hand_made(erased_after=2)] == [("play", "4-4"), ("takeback", "4-4")]
+    assert [(e["event"], e["tile"]) for e in _hand_made(erased=(2, 3))] == [("play", "4-4"), ("takeback", "4-4")]
+
+
+def test_a_tile_seen_again_in_its_place_between_two_misses_is_not_taken_back():
+    """A shadow or a hand darkens the 4-4's place while a reading misses it; the next reading sees it
+    again, and a later one misses it in the shadow once more: two misses, but not a take-back."""
+    sees = (False, True, False, True)
+    assert [(e["event"], e["tile"]) for e in _hand_made(erased=(2, 3), sees=sees)] == [("play", "4-4")]
 
 
 def test_the_arm_that_laid_a_tile_tells_whose_seat_reached_in():

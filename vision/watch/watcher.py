@@ -469,7 +469,7 @@ class Watcher:
         """Each known tile's place moved to the tile seen there (the camera shakes, a tile is nudged);
         the ids of the tiles seen where a known tile lies, and of the engine."""
         placed = set() if seen.layout is None or seen.layout.engine is None else {seen.layout.engine}
-        for train in self.trains:
+        for known_at, train in enumerate(self.trains):
             for at, place in enumerate(train.places):
                 if place is None:
                     continue
@@ -485,6 +485,7 @@ class Watcher:
                     inner = inner_half(tile.corners, (place[0] + place[1]) / 2)
                     train.places[at] = inner_first(tile.corners, inner)
                     train.odds[at] = fused(train.odds[at], oriented(tile.odds, inner))
+                    self.suspect.pop((known_at, at), None)  # seen in its place again: not taken back
         return placed
 
     def _next_tile(
