@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from calibration.apply import AtTheTable, plane_at
-from calibration.profile import ProfileError, TablePart
+from calibration.profile import CameraPart, ProfileError, TablePart
 from vision.photo import PhotoError, decode_photo
 from vision.table_analysis import Seats, TableAnalysis
 
@@ -74,22 +74,46 @@ class Readers:
             hub, markers = self._table(None)(image).hub_and_markers()
         return seats_from_photo(image, hub, markers, players, first_deg)
 
+    def camera_from(self, photos: list[tuple[str, bytes]]) -> dict[str, Any]:
+        """The camera's lens from photos of the printed board (``hubcam calibrate camera PHOTO... --json``'s
+        answer): a photo that cannot be read or shows no board is left out, named with the reason; a
+        CalibrationError (a ValueError) where the rest give no camera. Searched one at a time, outside
+        the readers' lock (no model is used)."""
+        from calibration.camera import BoardPhotos
+
+        board = BoardPhotos()
+        for name, data in photos:
+            try:
+                image, _ = _decoded(data, name)
+            except PhotoError as error:
+                board.skip(name, str(error))
+                continue
+            board.add(name, image)
+        calibration, used = board.fitted()
+        return {**CameraPart.of(calibration).to_json(), "photos_used": used, "photos_skipped": board.skipped}
+
     def table_from(
-        self, data: bytes, name: str, tile_mm: float, span_mm: tuple[float, float] | None = None
+        self,
+        data: bytes,
+        name: str,
+        tile_mm: float,
+        span_mm: tuple[float, float] | None = None,
+        camera: CameraPart | None = None,
     ) -> dict[str, Any]:
         """The table's plane from one photo (``hubcam calibrate table PHOTO --json``'s answer), by the four
-        table markers, else the hub and engine, through the profile's camera where it has one; raises
-        PhotoError for a bad photo or one that is not that camera's, TableError (a ValueError) where
+        table markers, else the hub and engine, through ``camera`` (else the profile's) where there is one;
+        raises PhotoError for a bad photo or one that is not that camera's, TableError (a ValueError) where
         neither markers nor hub make a plane."""
         from calibration.table import table_from_photo
         from vision.square_on_view import hub_seen
 
         image, _ = _decoded(data, name)
-        camera = None if self.at_table.profile is None else self.at_table.profile.camera
+        if camera is None and self.at_table.profile is not None:
+            camera = self.at_table.profile.camera
         size = (image.shape[1], image.shape[0])
         if camera is not None and camera.image_size != size:
             raise PhotoError(
-                f"the photo is {size[0]}x{size[1]} but the service's camera was calibrated on "
+                f"the photo is {size[0]}x{size[1]} but the camera was calibrated on "
                 f"{camera.image_size[0]}x{camera.image_size[1]} photos (expected that camera's photos at that size)"
             )
         with self._lock:

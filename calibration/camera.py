@@ -15,7 +15,7 @@ of the frame: the distortion is only known where the board has been.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -262,3 +262,60 @@ def _fit(
         tuple(float(error) for error in np.asarray(errors).reshape(-1)),
     )
     return calibration, residuals
+
+
+NO_BOARD = "hubcam's board was not found (or too little of it: print it with hubcam calibrate board)"
+FIT_WORSE = "its corners fit far worse than the other photos' (a corner misread): left out"
+
+
+class BoardPhotos:
+    """Photos of the printed board searched one at a time, only the corners found kept (a phone's photos
+    need not all be held at once), then fitted together: ``hubcam calibrate camera`` and ``POST
+    /calibrate/camera``. Each photo left out is named with the reason (``skipped``, and ``told`` as it
+    happens)."""
+
+    def __init__(self, told: Callable[[str, str], None] | None = None) -> None:
+        self.detector = board_detector()
+        self.told = told
+        self.size: tuple[int, int] | None = None
+        self.first = ""
+        self.found: list[tuple[str, BoardSighting]] = []
+        self.skipped: list[dict[str, str]] = []
+
+    def skip(self, name: str, reason: str) -> None:
+        self.skipped.append({"photo": name, "reason": reason})
+        if self.told is not None:
+            self.told(name, reason)
+
+    def add(self, name: str, image_bgr: np.ndarray) -> None:
+        """Search one photo for the board (left out, with the reason, where it is not found); a
+        CalibrationError for a photo of another size than the first."""
+        size = (image_bgr.shape[1], image_bgr.shape[0])
+        if self.size is None:
+            self.size, self.first = size, name
+        elif size != self.size:
+            raise CalibrationError(
+                f"photos of different sizes: {self.first} is {self.size[0]}x{self.size[1]}, {name} is "
+                f"{size[0]}x{size[1]} (expected photos by one camera at one resolution)"
+            )
+        sighting = find_board(image_bgr, self.detector)
+        if sighting is None:
+            self.skip(name, NO_BOARD)
+        else:
+            self.found.append((name, sighting))
+
+    def fitted(self) -> tuple[CameraCalibration, list[str]]:
+        """The camera the photos with the board found give, and the names of those it was fitted to (one
+        whose corners fit far worse than the rest is left out); a CalibrationError saying why there is none."""
+        if self.size is None:
+            raise CalibrationError("no photo could be read (expected JPEG or PNG photos of the printed board)")
+        if len(self.found) < LEAST_PHOTOS:
+            raise CalibrationError(
+                f"the board was found in {len(self.found)} of {len(self.found) + len(self.skipped)} photos: at least "
+                f"{LEAST_PHOTOS} are needed (15 to 20 is best: docs/calibration.md)"
+            )
+        calibration, used = calibrate([sighting for _, sighting in self.found], self.size)
+        for index, (name, _) in enumerate(self.found):
+            if index not in used:
+                self.skip(name, FIT_WORSE)
+        return calibration, [self.found[index][0] for index in used]

@@ -270,6 +270,29 @@ def test_the_table_plane_is_measured_from_a_photo_of_the_markers(
     assert "table: not JSON" in wait_for_text(page, "#alerts", "not checked")
 
 
+def test_the_camera_is_measured_from_views_of_the_board(served: str, browser_page: Any, tmp_path: Path) -> None:
+    from datasets.synth.board_photos import SMALL, photos
+
+    page = browser_page
+    new_game(page, served)
+    page.click("#table-plane-step summary")
+    page.click("#camera-from-views")
+    assert "take at least 3" in wait_for_text(page, "#watch-status", "views of the board")
+    for index, photo in enumerate(photos(SMALL, 5, 68)):
+        cv2.imwrite(str(tmp_path / f"board-{index}.png"), photo.image_bgr)
+        page.evaluate("page.frame = null")  # the page's own state: shown once the upload is drawn
+        page.set_input_files("#table-photo", str(tmp_path / f"board-{index}.png"))
+        page.wait_for_function("page.frame !== null", timeout=30_000)
+        page.click("#board-view")
+        wait_for_text(page, "#board-views", f"{index + 1} view")
+    page.click("#camera-from-views")
+    said = wait_for_text(page, "#watch-status", "Camera from")
+    assert "of 5 views: reprojection error" in said, said
+    camera = json.loads(page.input_value("#camera-part"))
+    assert camera["image_size"] == [640, 400] and camera["reprojection_error_px"] < 0.5
+    assert page.text_content("#board-views") == "no views"
+
+
 def test_a_rejoin_with_a_wrong_token_is_told_so(served: str, browser_page: Any) -> None:
     page = browser_page
     created = httpx2.post(f"{served}/games", json={"rules": {"players": 2, "set": 9}, "names": ["Ann", "Bo"]}).json()

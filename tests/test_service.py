@@ -469,6 +469,32 @@ def test_the_table_plane_is_measured_from_a_photo_and_read_through(client: TestC
     assert answer.status_code == 422 and "the table's plane sent" in answer.text and "1280x720" in answer.text
 
 
+def test_the_camera_is_calibrated_from_photos_of_the_board_and_serves_the_table(client: TestClient) -> None:
+    from datasets.synth.board_photos import SMALL, photos
+
+    taken = [(f"board-{index:02d}.jpg", jpeg(photo.image_bgr)) for index, photo in enumerate(photos(SMALL, 10, 68))]
+    wood = ("wood.jpg", jpeg(np.full((400, 640, 3), (60, 110, 160), np.uint8)))
+    sent = [("photos", (name, data, "image/jpeg")) for name, data in [*taken, wood, ("notes.txt", b"no photo")]]
+    answer = client.post("/calibrate/camera", files=sent)
+    assert answer.status_code == 200, answer.text
+    camera = answer.json()
+    assert camera["reprojection_error_px"] < 0.5 and camera["image_size"] == [640, 400]
+    assert camera["camera_matrix"][0][0] == pytest.approx(SMALL.K[0, 0], rel=0.03)
+    skipped = {each["photo"]: each["reason"] for each in camera["photos_skipped"]}
+    assert "board was not found" in skipped["wood.jpg"] and "notes.txt" in skipped, skipped
+    assert len(camera["photos_used"]) >= 7
+    answer = client.post("/calibrate/camera", files=sent[:2])
+    assert answer.status_code == 422 and "at least 3 are needed" in answer.text
+    table = {"photo": wood}  # the camera's own frame size, but no table in it: the lens is taken, the table not
+    answer = client.post("/calibrate/table", files=table, data={"camera": json.dumps(camera)})
+    assert answer.status_code == 422 and "no table markers and no hub found" in answer.text
+    answer = client.post("/calibrate/table", files={"photo": taken[0]}, data={"camera": "{"})
+    assert answer.status_code == 422 and "camera: not JSON" in answer.text
+    other = {"photo": ("big.jpg", jpeg(np.zeros((720, 1280, 3), np.uint8)), "image/jpeg")}
+    answer = client.post("/calibrate/table", files=other, data={"camera": json.dumps(camera)})
+    assert answer.status_code == 422 and "the camera was calibrated on 640x400 photos" in answer.text
+
+
 def test_a_table_plane_refused_says_why(client: TestClient) -> None:
     wood = {"photo": ("wood.jpg", jpeg(np.full((480, 640, 3), (60, 110, 160), np.uint8)), "image/jpeg")}
     answer = client.post("/calibrate/table", files=wood)

@@ -128,64 +128,37 @@ def run_board(args: argparse.Namespace) -> int:
 def run_camera(args: argparse.Namespace) -> int:
     """Every photo searched for the board, the ones where it is found fitted at once. Photos that could not
     be read or show no board are named on stderr and left out; exit 0 when a camera came of the rest."""
-    from calibration.camera import LEAST_PHOTOS, CalibrationError, board_detector, calibrate, find_board
+    from calibration.camera import BoardPhotos, CalibrationError
     from calibration.profile import CameraPart, ProfileError, write_camera
     from vision.photo import PhotoError, read_photo
 
-    detector = board_detector()
-    sizes: dict[tuple[int, int], Path] = {}
-    found, skipped = [], []
+    def told(name: str, reason: str) -> None:
+        print(f"hubcam calibrate camera: skipped {name}: {reason}", file=sys.stderr)
 
-    def skip(path: Path, reason: str) -> None:
-        skipped.append({"photo": str(path), "reason": reason})
-        print(f"hubcam calibrate camera: skipped {path}: {reason}", file=sys.stderr)
-
-    for path in with_progress(photos_in(args.photos), "searching"):
-        try:
-            if path.is_dir():
-                raise PhotoError(f"{path} is a folder with no JPEG or PNG photo in it")
-            image = read_photo(path)
-        except PhotoError as error:
-            skip(path, str(error))
-            continue
-        size = (image.shape[1], image.shape[0])
-        sizes.setdefault(size, path)
-        if len(sizes) > 1:
-            (first_size, first), (other_size, other) = list(sizes.items())[:2]
-            raise UsageError(
-                f"photos of different sizes: {first} is {first_size[0]}x{first_size[1]}, {other} is "
-                f"{other_size[0]}x{other_size[1]} (expected photos by one camera at one resolution)"
-            )
-        sighting = find_board(image, detector)
-        if sighting is None:
-            skip(path, "hubcam's board was not found (or too little of it: print it with hubcam calibrate board)")
-            continue
-        found.append((path, sighting))
-    if not sizes:
-        raise UsageError("no photo could be read (expected JPEG or PNG photos of the printed board)")
-    if len(found) < LEAST_PHOTOS:
-        raise UsageError(
-            f"the board was found in {len(found)} of {len(found) + len(skipped)} photos: at least {LEAST_PHOTOS} are "
-            "needed (15 to 20 is best: docs/calibration.md)"
-        )
+    photos = BoardPhotos(told)
     try:
-        calibration, used = calibrate([sighting for _, sighting in found], next(iter(sizes)))
+        for path in with_progress(photos_in(args.photos), "searching"):
+            try:
+                if path.is_dir():
+                    raise PhotoError(f"{path} is a folder with no JPEG or PNG photo in it")
+                image = read_photo(path)
+            except PhotoError as error:
+                photos.skip(str(path), str(error))
+                continue
+            photos.add(str(path), image)
+        calibration, used_photos = photos.fitted()
     except CalibrationError as error:
         raise UsageError(str(error)) from None
-    for index, (path, _) in enumerate(found):
-        if index not in used:
-            skip(path, "its corners fit far worse than the other photos' (a corner misread): left out")
     camera = CameraPart.of(calibration)
     if args.out is not None:
         try:
             write_camera(args.out, camera)
         except ProfileError as error:
             raise UsageError(f"--out {error}") from None
-    used_photos = [str(found[index][0]) for index in used]
     if args.json:
-        print(json.dumps({**camera.to_json(), "photos_used": used_photos, "photos_skipped": skipped}))
+        print(json.dumps({**camera.to_json(), "photos_used": used_photos, "photos_skipped": photos.skipped}))
     else:
-        print(camera_text(calibration, len(used_photos), len(used_photos) + len(skipped), args.out))
+        print(camera_text(calibration, len(used_photos), len(used_photos) + len(photos.skipped), args.out))
     return 0
 
 

@@ -1,6 +1,6 @@
 """Photos in, readings out: ``POST /score`` (a leftover hand), ``POST /analyze`` (a table), ``POST
-/calibrate/table`` (the table's plane) and ``POST /calibrate/seats`` (whose slot is whose, from the
-players' markers by the hub)."""
+/calibrate/camera`` (the lens, from photos of the printed board), ``POST /calibrate/table`` (the
+table's plane) and ``POST /calibrate/seats`` (whose slot is whose, from the players' markers by the hub)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import ReadersDep
-from calibration.profile import TablePart
+from calibration.profile import CameraPart, TablePart
 from vision.table_analysis import Seats
 
 router = APIRouter(tags=["photos"])
@@ -69,12 +69,34 @@ async def calibrate_table(
         float | None, Form(gt=0, description="the markers' centres measured with a tape, 0 to 1")
     ] = None,
     span_down_mm: Annotated[float | None, Form(gt=0, description="... and 1 to 2")] = None,
+    camera: Annotated[
+        str | None,
+        Form(description="the camera's lens, as POST /calibrate/camera answers it (else the service profile's)"),
+    ] = None,
 ) -> dict[str, Any]:
     if (span_across_mm is None) != (span_down_mm is None):
         raise HTTPException(422, "span_across_mm and span_down_mm: give both spans, or neither")
     span = None if span_across_mm is None or span_down_mm is None else (span_across_mm, span_down_mm)
+    lens = None
+    if camera:
+        try:
+            lens = CameraPart.from_json(json.loads(camera))  # a field amiss: a ProfileError naming it, answered 422
+        except json.JSONDecodeError as error:
+            raise HTTPException(422, f"camera: not JSON ({error})") from None
     data = await photo.read()  # a photo with neither markers nor hub: a ValueError saying so, answered 422
-    return await run_in_threadpool(readers.table_from, data, photo_name(photo), tile_mm, span)
+    return await run_in_threadpool(readers.table_from, data, photo_name(photo), tile_mm, span, lens)
+
+
+@router.post(
+    "/calibrate/camera",
+    summary="The camera's lens from photos of hubcam's printed board (hubcam calibrate camera PHOTO... --json)",
+)
+async def calibrate_camera(
+    photos: Annotated[list[UploadFile], File(description="15 to 20 photos of the board, tilted various ways")],
+    readers: ReadersDep,
+) -> dict[str, Any]:
+    sent = [(photo_name(photo), await photo.read()) for photo in photos]
+    return await run_in_threadpool(readers.camera_from, sent)  # too few boards: a ValueError, answered 422
 
 
 @router.post(

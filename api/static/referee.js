@@ -251,6 +251,8 @@ $("#table-from-photo").addEventListener("click", async () => {
   const form = new FormData();
   form.append("photo", await jpegOf(frame), "table.jpg");
   form.append("tile_mm", $("#tile-mm").value || "50");
+  const camera = $("#camera-part").value.trim();
+  if (camera) form.append("camera", camera); // the service says what is wrong with it
   const answer = await call("POST", "/calibrate/table", form, true);
   if (!answer.ok) return sayWatch(`No table plane from the photo: ${answer.data.detail}`, false);
   $("#table-plane").value = JSON.stringify(answer.data);
@@ -260,6 +262,35 @@ $("#table-from-photo").addEventListener("click", async () => {
       `${answer.data.tile_px.toFixed(0)} px long. Checks read the table through it.`,
     true,
   );
+});
+
+// The camera's lens from views of the printed board (/calibrate/camera): each view kept here until measured.
+const boardViews = [];
+
+$("#board-view").addEventListener("click", async () => {
+  const frame = await shownFrame();
+  if (!frame) return sayWatch("No view of the board: turn on the camera (Use the camera) or upload a photo of it first.", false);
+  boardViews.push(await jpegOf(frame));
+  $("#board-views").textContent = `${boardViews.length} view${boardViews.length === 1 ? "" : "s"}`;
+});
+
+$("#camera-from-views").addEventListener("click", async () => {
+  if (boardViews.length < 3) return sayWatch(`${boardViews.length} views of the board: take at least 3 (15 to 20 is best) first.`, false);
+  const form = new FormData();
+  boardViews.forEach((view, index) => form.append("photos", view, `view-${index + 1}.jpg`));
+  sayWatch(`Measuring the camera from ${boardViews.length} views...`, true);
+  const answer = await call("POST", "/calibrate/camera", form, true);
+  if (!answer.ok) return sayWatch(`No camera from the views: ${answer.data.detail}`, false);
+  $("#camera-part").value = JSON.stringify(answer.data);
+  const left = answer.data.photos_skipped.map((each) => `${each.photo}: ${each.reason}`);
+  sayWatch(
+    `Camera from ${answer.data.photos_used.length} of ${boardViews.length} views: reprojection error ` +
+      `${answer.data.reprojection_error_px.toFixed(2)} px.${left.length ? ` Left out: ${left.join("; ")}.` : ""} ` +
+      "Measure the table next.",
+    true,
+  );
+  boardViews.length = 0;
+  $("#board-views").textContent = "no views";
 });
 
 // The camera's frame where it is on, else the photo shown; null without either.
