@@ -73,11 +73,14 @@ class WatchConfig:
     arm_seat_deg: float = 25.0
     """The arm's line must point this near a seat to tell who laid a tile (and 10 degrees nearer than
     at any other seat); else the engine's turn tells."""
-    arm_at_tile: float = 2.0
+    arm_at_tile: float = 3.0
     """An arm that came no nearer a new tile than this many tile lengths (from the edge to its hand)
     did not lay it..."""
-    hand_at_tile: float = 3.0
-    """...nor one whose hand (its point farthest in, or its shadow's) ended farther from it than this."""
+    hand_at_tile: float = 4.5
+    """...nor one whose hand (its point farthest in, or its shadow's) ended farther from it than this.
+    The gate sees the arm small (160-480 px across the frame): its line and hand are a tile or two off
+    where fingers hold a tile at arm's length (2 and 3 missed 4 illegal plays of 36 on the held-out
+    rounds; 3 and 4.5 changed nothing on the tuning rounds: benchmarks/HISTORY.md)."""
     engine_readings: int = 3
     """Stable pictures that must read the engine alike before it is believed: one reading of a small
     double is often off by a few pips."""
