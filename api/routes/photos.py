@@ -5,8 +5,9 @@ table's plane) and ``POST /calibrate/seats`` (whose slot is whose, from the play
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import PurePath
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.concurrency import run_in_threadpool
@@ -18,6 +19,7 @@ from vision.table_analysis import Seats
 router = APIRouter(tags=["photos"])
 
 MAX_NAME = 100
+Part = TypeVar("Part")
 
 
 @router.post("/score", summary="Read a leftover hand's tiles and total its pips (the hubcam score JSON)")
@@ -45,12 +47,7 @@ async def analyze(
             seat_map = Seats.from_json(json.loads(seats))
         except ValueError as error:
             raise HTTPException(422, f"seats: {error}") from None
-    plane = None
-    if table:
-        try:
-            plane = TablePart.from_json(json.loads(table))  # a field amiss: a ProfileError naming it, answered 422
-        except json.JSONDecodeError as error:
-            raise HTTPException(422, f"table: not JSON ({error})") from None
+    plane = profile_part(table, "table", TablePart.from_json)
     data = await photo.read()
     analysis = await run_in_threadpool(readers.analyze, data, photo_name(photo), seat_map, plane)
     return analysis.to_json()
@@ -77,12 +74,7 @@ async def calibrate_table(
     if (span_across_mm is None) != (span_down_mm is None):
         raise HTTPException(422, "span_across_mm and span_down_mm: give both spans, or neither")
     span = None if span_across_mm is None or span_down_mm is None else (span_across_mm, span_down_mm)
-    lens = None
-    if camera:
-        try:
-            lens = CameraPart.from_json(json.loads(camera))  # a field amiss: a ProfileError naming it, answered 422
-        except json.JSONDecodeError as error:
-            raise HTTPException(422, f"camera: not JSON ({error})") from None
+    lens = profile_part(camera, "camera", CameraPart.from_json)
     data = await photo.read()  # a photo with neither markers nor hub: a ValueError saying so, answered 422
     return await run_in_threadpool(readers.table_from, data, photo_name(photo), tile_mm, span, lens)
 
@@ -117,6 +109,18 @@ async def calibrate_seats(
         return await run_in_threadpool(readers.seats_from, data, photo_name(photo), players, first)
     except SeatsError as error:
         raise HTTPException(422, str(error)) from None
+
+
+def profile_part(text: str | None, name: str, parse: Callable[[object], Part]) -> Part | None:
+    """A form field holding a profile's part as JSON (None where empty): not JSON is answered 422 here, a
+    field amiss by ``parse``'s ProfileError (a ValueError naming the part and field, answered 422)."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HTTPException(422, f"{name}: not JSON ({error})") from None
+    return parse(data)
 
 
 def photo_name(photo: UploadFile) -> str:
