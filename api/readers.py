@@ -102,20 +102,15 @@ class Readers:
     ) -> dict[str, Any]:
         """The table's plane from one photo (``hubcam calibrate table PHOTO --json``'s answer), by the four
         table markers, else the hub and engine, through ``camera`` (else the profile's) where there is one;
-        raises PhotoError for a bad photo or one that is not that camera's, TableError (a ValueError) where
+        raises PhotoError for a bad photo, TableError (a ValueError) for one that is not that camera's or where
         neither markers nor hub make a plane."""
-        from calibration.table import table_from_photo
+        from calibration.table import camera_fits, table_from_photo
         from vision.square_on_view import hub_seen
 
         image, _ = _decoded(data, name)
         if camera is None and self.at_table.profile is not None:
             camera = self.at_table.profile.camera
-        size = (image.shape[1], image.shape[0])
-        if camera is not None and camera.image_size != size:
-            raise PhotoError(
-                f"the photo is {size[0]}x{size[1]} but the camera was calibrated on "
-                f"{camera.image_size[0]}x{camera.image_size[1]} photos (expected that camera's photos at that size)"
-            )
+        camera_fits(camera, (image.shape[1], image.shape[0]))
         with self._lock:
             hub = hub_seen(self._table(None)(image))
         part, fit_px = table_from_photo(image, hub, tile_mm, camera, span_mm)

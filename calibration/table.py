@@ -138,6 +138,16 @@ def undistort(points: np.ndarray, camera_matrix: np.ndarray, distortion: np.ndar
     return np.asarray(moved, np.float64).reshape(-1, 2)
 
 
+def camera_fits(camera: CameraPart | None, size: tuple[int, int]) -> None:
+    """A TableError where ``camera`` was calibrated on photos of another size than ``size`` (width, height):
+    its lens would be put on the wrong pixels. Checked before the photo is read."""
+    if camera is not None and camera.image_size != size:
+        raise TableError(
+            f"the photo is {size[0]}x{size[1]} but the camera was calibrated on {camera.image_size[0]}x"
+            f"{camera.image_size[1]} photos (expected a photo by that camera at that size)"
+        )
+
+
 def table_from_photo(
     image_bgr: np.ndarray,
     hub: HubSeen | None,

@@ -206,7 +206,7 @@ def run_table(args: argparse.Namespace) -> int:
     """The markers searched for first; without any, the hub and the engine as ``hubcam analyze`` reads them."""
     from api.cli.pipelines import table_reader
     from calibration.profile import ProfileError, write_table
-    from calibration.table import table_from_photo
+    from calibration.table import camera_fits, table_from_photo
     from vision.photo import PhotoError, read_photo
     from vision.square_on_view import hub_seen
 
@@ -220,16 +220,10 @@ def run_table(args: argparse.Namespace) -> int:
         raise UsageError(f"--span-mm {args.span_mm[0]:g} {args.span_mm[1]:g}: expected two distances in mm, above 0")
     profile = _profile_for(args)
     camera = None if profile is None else profile.camera
-    size = (image.shape[1], image.shape[0])
-    if camera is not None and camera.image_size != size:
-        raise UsageError(
-            f"{args.photo} is {size[0]}x{size[1]} but the profile's camera was calibrated on "
-            f"{camera.image_size[0]}x{camera.image_size[1]} photos (expected a photo by that camera at that size)"
-        )
-    hub = hub_seen(table_reader()(image))
     span = None if args.span_mm is None else (args.span_mm[0], args.span_mm[1])
     try:
-        part, fit_px = table_from_photo(image, hub, args.tile_mm, camera, span)
+        camera_fits(camera, (image.shape[1], image.shape[0]))
+        part, fit_px = table_from_photo(image, hub_seen(table_reader()(image)), args.tile_mm, camera, span)
     except ValueError as error:  # MarkerError, TableError
         raise UsageError(f"{args.photo}: {error}") from None
     if args.out is not None:
